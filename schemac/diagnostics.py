@@ -1,0 +1,123 @@
+"""Typed diagnostics: every stage reports through these records, the CLI prints them.
+
+Codes are stable API: tools and CI configurations match on them. `CODES` documents each one;
+a code not listed here is a bug (a test checks that every emitted code is documented).
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class Severity(str, enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One finding, located by an RFC 6901 JSON Pointer into the user's original document."""
+
+    severity: Severity
+    code: str
+    pointer: str
+    message: str
+    hint: str | None = None
+    line: int | None = None
+    column: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "severity": self.severity.value,
+            "code": self.code,
+            "pointer": self.pointer,
+            "message": self.message,
+        }
+        if self.hint is not None:
+            out["hint"] = self.hint
+        if self.line is not None:
+            out["line"] = self.line
+            out["column"] = self.column
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "Diagnostic":
+        return cls(
+            Severity(data["severity"]),
+            data["code"],
+            data["pointer"],
+            data["message"],
+            data.get("hint"),
+            data.get("line"),
+            data.get("column"),
+        )
+
+
+def error(code: str, pointer: str, message: str, hint: str | None = None) -> Diagnostic:
+    return Diagnostic(Severity.ERROR, code, pointer, message, hint)
+
+
+def warning(code: str, pointer: str, message: str, hint: str | None = None) -> Diagnostic:
+    return Diagnostic(Severity.WARNING, code, pointer, message, hint)
+
+
+class CompileError(Exception):
+    """Raised by any stage that rejects a schema; carries every diagnostic gathered so far."""
+
+    def __init__(self, diagnostics: list[Diagnostic] | Diagnostic) -> None:
+        if isinstance(diagnostics, Diagnostic):
+            diagnostics = [diagnostics]
+        self.diagnostics: list[Diagnostic] = list(diagnostics)
+        first = next((d for d in self.diagnostics if d.severity is Severity.ERROR), None)
+        super().__init__(f"{first.code} at {first.pointer or '/'}: {first.message}" if first else "compile error")
+
+    @property
+    def codes(self) -> list[str]:
+        return [d.code for d in self.diagnostics if d.severity is Severity.ERROR]
+
+
+def reject(code: str, pointer: str, message: str, hint: str | None = None) -> CompileError:
+    """Build the exception for a single error; callers `raise reject(...)`."""
+    return CompileError(error(code, pointer, message, hint))
+
+
+@dataclass
+class DiagnosticSink:
+    """Collects warnings while a stage keeps going (errors are raised, not collected)."""
+
+    items: list[Diagnostic] = field(default_factory=list)
+
+    def warn(self, code: str, pointer: str, message: str, hint: str | None = None) -> None:
+        self.items.append(warning(code, pointer, message, hint))
+
+
+# code -> (summary, example of a schema that triggers it). The README's table is generated from this.
+CODES: dict[str, tuple[str, str]] = {
+    "invalid-json": ("The schema text is not valid JSON (line and column given).", '{"type": '),
+    "duplicate-key": ("An object in the schema repeats a key; its meaning is ambiguous.", '{"type": "string", "type": "number"}'),
+    "invalid-schema": ("The document is not a JSON Schema (must be an object or a boolean), or a keyword has a malformed value.", "[1, 2]"),
+    "invalid-number": ("NaN, Infinity or a number that overflows a double appears in the schema.", '{"maximum": 1e400}'),
+    "unsupported-dialect": ("`$schema` names a dialect other than draft 2020-12 (use --upgrade-drafts for draft-04/06/07/2019-09).", '{"$schema": "http://json-schema.org/draft-07/schema#"}'),
+    "remote-ref": ("A `$ref` points outside the document; nothing is ever fetched.", '{"$ref": "https://example.com/s.json"}'),
+    "unresolvable-ref": ("A local `$ref` (pointer or anchor) does not resolve.", '{"$ref": "#/$defs/missing"}'),
+    "dynamic-ref": ("A `$dynamicRef` whose target depends on the dynamic scope.", '{"$dynamicRef": "#node"}'),
+    "unsupported-regex": ("A pattern uses syntax RE2 cannot run (backreferences, lookarounds) or llguidance rejects.", '{"pattern": "(?=a)b"}'),
+    "regex-too-large": ("A pattern is longer than 262,144 characters or its RE2 program exceeds 2 MiB.", '{"pattern": "(a{1000}){1000}"}'),
+    "client-options": ("The schema sets `x-guidance`; compile options belong to the server, not the client.", '{"x-guidance": {"lenient": true}}'),
+    "unknown-format": ("A `format` llguidance does not enforce; dropped as an annotation (an error under --strict-formats).", '{"type": "string", "format": "color"}'),
+    "unsupported-keyword": ("A keyword that no pass lowers and llguidance would not enforce.", '{"$comment": "ok", "foo": 1}'),
+    "budget-exhausted": ("A lowering needed more expansion than the schema's shared budget allows.", ""),
+    "too-large": ("The schema exceeds a size, depth or deadline limit.", ""),
+    "unsatisfiable": ("No JSON value satisfies the schema, so no answer could ever be generated.", "false"),
+    "grammar-error": ("llguidance rejected the emitted grammar.", ""),
+    "not-exact": ("A `not` operand has no exact complement that llguidance can enforce.", '{"not": {"pattern": "a+"}}'),
+    "one-of-not-exact": ("A `oneOf` whose branches overlap and cannot be made exclusive exactly.", ""),
+    "if-not-exact": ("An `if` guard that cannot be complemented exactly nor enumerated.", ""),
+    "unique-items-unbounded": ("`uniqueItems` over an infinite item domain.", '{"type": "array", "uniqueItems": true}'),
+    "contains-unbounded": ("`contains` on arrays without a bound that makes it expressible.", ""),
+    "property-names-not-exact": ("A `propertyNames` constraint with no exact key-level form.", ""),
+    "unevaluated-dynamic": ("`unevaluatedProperties`/`unevaluatedItems` where the evaluated set is not static.", ""),
+    "min-max-properties": ("`minProperties`/`maxProperties` with optional properties and no exact form.", ""),
+    "intersection-not-exact": ("An `allOf` intersection with no exact merged form.", ""),
+}

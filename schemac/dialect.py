@@ -1,0 +1,86 @@
+"""Dialect: only draft 2020-12 compiles; older drafts only through the opt-in exact upgrade.
+
+A nested `$schema` (embedded resource) may not switch dialect either: validation semantics, and
+the regex engine behind them, must be the same everywhere in one schema.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from schemac.diagnostics import reject
+from schemac.schema import Schema, child_pointer, iter_subschemas
+
+DIALECT_2020_12 = "2020-12"
+
+_URI = re.compile(
+    r"^https?://json-schema\.org/(?:(draft-0[4-7])/schema|draft/(2019-09|2020-12)/schema)#?$"
+)
+
+
+def dialect_of(uri: Any) -> str | None:
+    """'draft-04', 'draft-06', 'draft-07', '2019-09' or '2020-12' for a `$schema` URI, else None."""
+    if not isinstance(uri, str):
+        return None
+    m = _URI.match(uri.strip())
+    if not m:
+        return None
+    name = m.group(1) or m.group(2)
+    return None if name == "draft-05" else name
+
+
+def _declared(schema: Schema) -> list[tuple[str, Any]]:
+    """(pointer, `$schema` value) for the root and every embedded resource, walking schema positions."""
+    found: list[tuple[str, Any]] = []
+    stack: list[tuple[str, Schema]] = [("", schema)]
+    while stack:
+        pointer, node = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        if "$schema" in node:
+            found.append((pointer, node["$schema"]))
+        for tokens, sub in iter_subschemas(node):
+            stack.append((child_pointer(pointer, *tokens), sub))
+        for old in ("definitions", "dependencies"):
+            if isinstance(node.get(old), dict):
+                for key, sub in node[old].items():
+                    stack.append((child_pointer(pointer, old, key), sub))
+        if isinstance(node.get("items"), list):
+            for i, sub in enumerate(node["items"]):
+                stack.append((child_pointer(pointer, "items", i), sub))
+        if isinstance(node.get("additionalItems"), (dict, bool)):
+            stack.append((child_pointer(pointer, "additionalItems"), node["additionalItems"]))
+    return found
+
+
+def apply_dialect(schema: Schema, upgrade_drafts: bool) -> tuple[Schema, str]:
+    """Return the schema in 2020-12 form and the dialect it was written in."""
+    declared = _declared(schema)
+    root_dialect = DIALECT_2020_12
+    for pointer, uri in declared:
+        name = dialect_of(uri)
+        if pointer == "":
+            if name is None:
+                raise reject(
+                    "unsupported-dialect", "/$schema",
+                    f"unknown dialect {uri!r}; schemac compiles JSON Schema draft 2020-12",
+                )
+            root_dialect = name
+        elif name != DIALECT_2020_12 and not (upgrade_drafts and name is not None):
+            raise reject(
+                "unsupported-dialect", child_pointer(pointer, "$schema"),
+                f"embedded resource declares {uri!r}; a subschema may not switch dialect",
+                hint="use --upgrade-drafts for draft-04/06/07/2019-09 resources" if name else None,
+            )
+    needs_upgrade = any(dialect_of(uri) != DIALECT_2020_12 for _, uri in declared)
+    if not needs_upgrade:
+        return schema, root_dialect
+    if not upgrade_drafts:
+        raise reject(
+            "unsupported-dialect", "/$schema",
+            f"schema declares {root_dialect}; schemac compiles JSON Schema draft 2020-12",
+            hint="pass --upgrade-drafts (upgrade_drafts=True) to translate it exactly",
+        )
+    from schemac.upgrade import upgrade
+
+    return upgrade(schema, root_dialect), root_dialect

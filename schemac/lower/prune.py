@@ -1,0 +1,39 @@
+"""Drop what has no effect on validity: annotations, unknown keywords and keyword no-ops.
+
+In 2020-12 unknown keywords are annotations, so removing them is exact. Removing them here keeps
+later passes and the final `supported` check to the keywords that constrain instances.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from schemac.lower.context import LowerContext
+from schemac.schema import ANNOTATION_KEYWORDS, Schema
+
+#: Every 2020-12 keyword (core, applicator, validation, format, unevaluated) that is not an annotation.
+VALIDATION_KEYWORDS: frozenset[str] = frozenset(
+    {
+        "$ref", "$dynamicRef", "$defs", "type", "enum", "const", "allOf", "anyOf", "oneOf", "not",
+        "if", "then", "else", "dependentSchemas", "dependentRequired", "prefixItems", "items",
+        "contains", "minContains", "maxContains", "properties", "patternProperties",
+        "additionalProperties", "propertyNames", "unevaluatedItems", "unevaluatedProperties",
+        "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "maxLength",
+        "minLength", "pattern", "maxItems", "minItems", "uniqueItems", "maxProperties",
+        "minProperties", "required", "format",
+    }
+)
+
+
+def lower(node: dict[str, Any], ctx: LowerContext) -> Schema:
+    out = {k: v for k, v in node.items() if k in VALIDATION_KEYWORDS and k not in ANNOTATION_KEYWORDS}
+    if "if" not in out:
+        out.pop("then", None)
+        out.pop("else", None)
+    if "contains" not in out:
+        out.pop("minContains", None)
+        out.pop("maxContains", None)
+    if out.get("uniqueItems") is False:
+        del out["uniqueItems"]
+    if out.get("required") == []:
+        del out["required"]
+    return out if out else True

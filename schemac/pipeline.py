@@ -1,0 +1,115 @@
+"""The compile pipeline: load → dialect → client options → resolve → regex → formats → lower → emit.
+
+Each stage takes the previous stage's value and returns a new one or raises CompileError; none
+reaches back. Results are cached in memory (and on disk when a cache directory is given) by the
+sha256 of the canonical schema plus the options that change the output.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from schemac.artifact import LLGUIDANCE_VERSION, Artifact, canonical_json, sha256_text
+from schemac.budget import Budget, Limits
+from schemac.cache import DiskCache, MemoryCache
+from schemac.diagnostics import CompileError, Diagnostic, DiagnosticSink
+
+_MEMORY = MemoryCache()
+
+
+def _options(upgrade_drafts: bool, strict_formats: bool, limits: Limits) -> dict[str, Any]:
+    return {"upgrade_drafts": upgrade_drafts, "strict_formats": strict_formats, "limits": asdict(limits)}
+
+
+def cache_key(schema: Any, options: dict[str, Any]) -> str:
+    from schemac import __version__
+
+    return sha256_text(canonical_json({
+        "schema": schema, "options": options, "schemac": __version__, "llguidance": LLGUIDANCE_VERSION,
+    }))
+
+
+def _build(schema: Any, options: dict[str, Any], key: str, limits: Limits) -> Artifact:
+    from schemac.client_options import reject_client_options
+    from schemac.dialect import DIALECT_2020_12, apply_dialect
+    from schemac.emit import emit
+    from schemac.formats import apply_formats
+    from schemac.lower import lower_bundle
+    from schemac.regex import check_patterns
+    from schemac.resolve import resolve
+
+    started = time.perf_counter()
+    budget = Budget(limits)
+    sink = DiagnosticSink()
+    try:
+        reject_client_options(schema)
+        upgraded, source_dialect = apply_dialect(schema, options["upgrade_drafts"])
+        bundle = resolve(upgraded, budget)
+        bundle = apply_formats(bundle, options["strict_formats"], sink)
+        check_patterns(bundle.as_schema(), budget)
+        lowered = lower_bundle(bundle, budget, sink)
+        grammar = emit(lowered, limits)
+    except CompileError as exc:
+        exc.diagnostics = sink.items + exc.diagnostics
+        raise
+    except RecursionError as exc:  # a backstop: walkers are bounded, this must not escape
+        from schemac.diagnostics import reject
+
+        raise reject("too-large", "", "schema nesting is too deep") from exc
+    return Artifact(
+        key=key,
+        dialect=DIALECT_2020_12,
+        source_dialect=source_dialect,
+        schema=bundle.as_schema(),
+        lowered=lowered,
+        grammar=grammar,
+        options=options,
+        diagnostics=list(sink.items),
+        budget=budget.report(),
+        compile_ms=(time.perf_counter() - started) * 1000.0,
+    )
+
+
+def compile_schema(
+    schema: Any,
+    *,
+    upgrade_drafts: bool = False,
+    strict_formats: bool = False,
+    limits: Limits | None = None,
+    cache_dir: str | Path | None = None,
+    use_cache: bool = True,
+) -> Artifact:
+    """Compile `schema` (dict, bool, JSON text or bytes) or raise CompileError with diagnostics.
+
+    `cache_dir` enables the disk cache there (the CLI passes the XDG default); the in-memory LRU
+    is used unless `use_cache=False`.
+    """
+    from schemac.load import load
+
+    limits = limits or Limits()
+    value = load(schema, limits)
+    options = _options(upgrade_drafts, strict_formats, limits)
+    key = cache_key(value, options)
+    if use_cache:
+        hit = _MEMORY.get(key)
+        if hit is not None:
+            return hit
+    disk = DiskCache(cache_dir) if cache_dir is not None and use_cache else None
+    artifact = disk.get(key) if disk is not None else None
+    if artifact is None:
+        artifact = _build(value, options, key, limits)
+        if disk is not None:
+            disk.put(artifact)
+    if use_cache:
+        _MEMORY.put(artifact, len(artifact.grammar) * 2)
+    return artifact
+
+
+def check_schema(schema: Any, **options: Any) -> list[Diagnostic]:
+    """Every diagnostic for `schema`: warnings when it compiles, warnings and errors when not."""
+    try:
+        return list(compile_schema(schema, **options).diagnostics)
+    except CompileError as exc:
+        return list(exc.diagnostics)

@@ -1,0 +1,106 @@
+"""Shared vocabulary for schema trees: which keywords hold subschemas, and the resolved bundle.
+
+Every walker in schemac (resolve, formats, lowering, validation helpers) uses these tables, so a
+keyword's shape is defined once.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Union
+
+Schema = Union[dict[str, Any], bool]
+
+#: keyword -> shape of its subschemas: "one" (a schema), "list" (array of schemas),
+#: "map" (object of schemas).
+SUBSCHEMA_KEYWORDS: dict[str, str] = {
+    "additionalProperties": "one",
+    "items": "one",
+    "contains": "one",
+    "not": "one",
+    "if": "one",
+    "then": "one",
+    "else": "one",
+    "propertyNames": "one",
+    "unevaluatedItems": "one",
+    "unevaluatedProperties": "one",
+    "prefixItems": "list",
+    "allOf": "list",
+    "anyOf": "list",
+    "oneOf": "list",
+    "properties": "map",
+    "patternProperties": "map",
+    "dependentSchemas": "map",
+    "$defs": "map",
+}
+
+#: Keywords with no effect on validity in 2020-12 (annotations, metadata).
+ANNOTATION_KEYWORDS: frozenset[str] = frozenset(
+    {
+        "title", "description", "default", "examples", "$comment", "deprecated", "readOnly",
+        "writeOnly", "contentMediaType", "contentEncoding", "contentSchema", "$vocabulary",
+    }
+)
+
+TYPES: tuple[str, ...] = ("null", "boolean", "object", "array", "number", "string")
+#: "integer" is a subset of "number"; kept apart where a type set is computed.
+ALL_TYPES: frozenset[str] = frozenset(TYPES) | {"integer"}
+
+
+def child_pointer(pointer: str, *tokens: str | int) -> str:
+    """Append RFC 6901 reference tokens (escaping ~ and /)."""
+    for t in tokens:
+        pointer += "/" + str(t).replace("~", "~0").replace("/", "~1")
+    return pointer
+
+
+def iter_subschemas(node: dict[str, Any]) -> Iterator[tuple[tuple[str | int, ...], Schema]]:
+    """Yield (relative path tokens, subschema) for every direct subschema of `node`."""
+    for kw, shape in SUBSCHEMA_KEYWORDS.items():
+        if kw not in node:
+            continue
+        value = node[kw]
+        if shape == "one" and isinstance(value, (dict, bool)):
+            yield (kw,), value
+        elif shape == "list" and isinstance(value, list):
+            for i, sub in enumerate(value):
+                if isinstance(sub, (dict, bool)):
+                    yield (kw, i), sub
+        elif shape == "map" and isinstance(value, dict):
+            for key, sub in value.items():
+                if isinstance(sub, (dict, bool)):
+                    yield (kw, key), sub
+
+
+@dataclass
+class Bundle:
+    """A schema with every `$ref` rewritten to `#/$defs/<name>` and all targets under `defs`.
+
+    `origin[name]` is the JSON Pointer, in the user's document, of the node that `name` holds;
+    the root's pointer is "". Walkers add relative paths to these to point into the original.
+    """
+
+    root: Schema
+    defs: dict[str, Schema] = field(default_factory=dict)
+    origin: dict[str, str] = field(default_factory=dict)
+
+    def as_schema(self) -> Schema:
+        """The bundle as one self-contained 2020-12 schema (what final validation uses)."""
+        if not self.defs:
+            return self.root
+        if isinstance(self.root, bool):
+            return {"allOf": [self.root], "$defs": dict(self.defs)}
+        out = dict(self.root)
+        out["$defs"] = dict(self.defs)
+        return out
+
+
+DEF_PREFIX = "#/$defs/"
+
+
+def ref_name(node: Schema) -> str | None:
+    """The bundle definition a node refers to, if it is a bundle `$ref`."""
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith(DEF_PREFIX):
+            return ref[len(DEF_PREFIX):]
+    return None

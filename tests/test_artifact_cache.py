@@ -1,0 +1,78 @@
+"""Artifacts round-trip and refuse tampering; caches stay bounded and never trust bad entries."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import schemac
+from schemac.artifact import Artifact, ArtifactError
+from schemac.cache import DiskCache, MemoryCache
+
+
+@pytest.fixture()
+def artifact() -> Artifact:
+    return schemac.compile({"type": "object", "properties": {"n": {"type": "integer"}}}, use_cache=False)
+
+
+def test_round_trip(tmp_path: Path, artifact: Artifact) -> None:
+    path = artifact.save(tmp_path / "a.json")
+    loaded = Artifact.load(path)
+    assert loaded.to_json() == artifact.to_json()
+
+
+def test_edited_artifact_fails_checksum(tmp_path: Path, artifact: Artifact) -> None:
+    data = artifact.to_json()
+    data["grammar"] = data["grammar"].replace("integer", "string")
+    with pytest.raises(ArtifactError, match="checksum"):
+        Artifact.from_json(data)
+
+
+@pytest.mark.parametrize("field, value, match", [("format_version", 99, "format version"), ("llguidance_version", "0.1", "llguidance")])
+def test_foreign_versions_refused(artifact: Artifact, field: str, value: object, match: str) -> None:
+    data = artifact.to_json()
+    data[field] = value
+    with pytest.raises(ArtifactError, match=match):
+        Artifact.from_json(data)
+
+
+def test_disk_cache_recompiles_corrupt_entries(tmp_path: Path) -> None:
+    schema = {"type": "array", "items": {"type": "string"}}
+    first = schemac.compile(schema, cache_dir=tmp_path, use_cache=True)
+    (entry,) = list(tmp_path.glob("*/*.json"))
+    for corrupt in (entry.read_bytes()[: 40], entry.read_bytes().replace(b"string", b"strinG"), b"\x00\xff"):
+        entry.write_bytes(corrupt)
+        cache = DiskCache(tmp_path)
+        assert cache.get(first.key) is None
+        assert not entry.exists()
+        cache.put(first)
+        assert cache.get(first.key) is not None
+
+
+def test_disk_cache_byte_bound(tmp_path: Path) -> None:
+    cache = DiskCache(tmp_path, max_bytes=20_000)
+    for i in range(40):
+        cache.put(schemac.compile({"const": i, "title": "x" * 100}, use_cache=False))
+    total = sum(p.stat().st_size for p in tmp_path.glob("*/*.json"))
+    assert 0 < total <= 20_000
+
+
+def test_memory_cache_bounds() -> None:
+    mem = MemoryCache(max_entries=3, max_bytes=1000)
+    arts = [schemac.compile({"const": i}, use_cache=False) for i in range(5)]
+    for a in arts:
+        mem.put(a, 100)
+    assert len(mem) == 3 and mem.get(arts[0].key) is None and mem.get(arts[4].key) is arts[4]
+    mem.put(arts[0], 5000)  # larger than the byte bound: never stored
+    assert mem.get(arts[0].key) is None
+    for a in arts[:4]:
+        mem.put(a, 400)
+    assert mem.nbytes <= 1000
+
+
+def test_cache_key_covers_options() -> None:
+    a = schemac.compile({"type": "string", "format": "color"}, use_cache=False)
+    with pytest.raises(schemac.CompileError):
+        schemac.compile({"type": "string", "format": "color"}, strict_formats=True)
+    assert json.loads(a.dumps())["options"]["strict_formats"] is False

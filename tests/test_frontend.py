@@ -1,0 +1,130 @@
+"""Front-end stages: load, dialect, client options, formats, import cost."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import schemac
+from schemac.diagnostics import CODES, CompileError, Severity
+
+
+def codes(schema, **kw) -> list[str]:
+    with pytest.raises(CompileError) as info:
+        schemac.compile(schema, use_cache=False, **kw)
+    return info.value.codes
+
+
+def test_malformed_json_has_line_and_column() -> None:
+    with pytest.raises(CompileError) as info:
+        schemac.compile('{\n  "type": "object",\n  "properties": {,}\n}')
+    (d,) = info.value.diagnostics
+    assert d.code == "invalid-json"
+    assert (d.line, d.column) == (3, 18)
+
+
+@pytest.mark.parametrize(
+    "text, code",
+    [
+        ('{"type": "string", "type": "number"}', "duplicate-key"),
+        ('{"properties": {"a": {"minimum": NaN}}}', "invalid-number"),
+        ('{"maximum": Infinity}', "invalid-number"),
+        ('{"maximum": 1e400}', "invalid-number"),
+        ("[1, 2]", "invalid-schema"),
+        ('"string"', "invalid-schema"),
+        ("[" * 5000 + "]" * 5000, "too-large"),
+    ],
+)
+def test_ambiguous_or_malformed_documents_are_rejected(text: str, code: str) -> None:
+    assert codes(text) == [code]
+
+
+def test_invalid_utf8_bytes_rejected() -> None:
+    assert codes(b'{"const": "\xff"}') == ["invalid-json"]
+
+
+def test_boolean_schemas_compile() -> None:
+    assert schemac.compile(True, use_cache=False).lowered is True
+    assert codes(False) == ["unsatisfiable"]
+    assert codes({"allOf": [{"type": "string"}, {"type": "number"}]}) == ["unsatisfiable"]
+
+
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "http://json-schema.org/draft-07/schema#",
+        "http://json-schema.org/draft-04/schema#",
+        "https://json-schema.org/draft/2019-09/schema",
+        "https://example.com/my-meta",
+    ],
+)
+def test_foreign_dialects_rejected_by_default(uri: str) -> None:
+    assert codes({"$schema": uri, "type": "string"}) == ["unsupported-dialect"]
+
+
+def test_2020_12_and_absent_schema_accepted() -> None:
+    for doc in ({"type": "string"}, {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "string"}):
+        assert schemac.compile(doc, use_cache=False).dialect == "2020-12"
+
+
+def test_nested_dialect_switch_rejected() -> None:
+    schema = {"properties": {"a": {"$id": "https://x/a", "$schema": "http://json-schema.org/draft-07/schema#"}}}
+    with pytest.raises(CompileError) as info:
+        schemac.compile(schema, use_cache=False)
+    assert info.value.codes == ["unsupported-dialect"]
+    assert info.value.diagnostics[-1].pointer == "/properties/a/$schema"
+
+
+@pytest.mark.parametrize("opts", [{"lenient": True}, {"coerce_one_of": True}, {"whitespace_flexible": True}])
+def test_client_x_guidance_rejected(opts: dict) -> None:
+    assert codes({"type": "object", "x-guidance": opts}) == ["client-options"]
+    assert codes({"properties": {"a": {"x-guidance": opts}}}) == ["client-options"]
+
+
+def test_unknown_format_is_a_warning_or_an_error_under_strict() -> None:
+    schema = {"type": "string", "format": "color"}
+    art = schemac.compile(schema, use_cache=False)
+    assert [(d.severity, d.code, d.pointer) for d in art.diagnostics] == [
+        (Severity.WARNING, "unknown-format", "/format")
+    ]
+    assert "format" not in art.lowered
+    assert codes(schema, strict_formats=True) == ["unknown-format"]
+
+
+def test_enforced_format_kept() -> None:
+    art = schemac.compile({"type": "string", "format": "date"}, use_cache=False)
+    assert art.lowered == {"type": "string", "format": "date"}
+    assert art.diagnostics == []
+
+
+def test_every_documented_code_has_a_summary() -> None:
+    for code, (summary, _example) in CODES.items():
+        assert summary and code == code.lower()
+
+
+def test_importing_packages_stays_cheap() -> None:
+    probe = (
+        "import sys, schemac, schemac.runtime, schemac.cli, schemac.lower, schemac.budget;"
+        "heavy = [m for m in ('llguidance', 're2', 'torch', 'triton', 'transformers') if m in sys.modules];"
+        "print(','.join(heavy))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+
+
+def test_check_returns_diagnostics_without_raising() -> None:
+    diags = schemac.check({"not": {"pattern": "a(b|c)+"}})
+    assert any(d.severity is Severity.ERROR for d in diags)
+    assert schemac.check({"type": "integer"}) == []
+
+
+def test_artifact_json_is_plain_and_records_versions() -> None:
+    art = schemac.compile({"type": "integer", "minimum": 0}, use_cache=False)
+    data = json.loads(art.dumps())
+    assert data["format_version"] == 1
+    assert data["llguidance_version"] == "1.9.1"
+    assert data["schema"] == {"type": "integer", "minimum": 0}
+    assert len(data["key"]) == 64 and len(data["checksum"]) == 64
+    assert set(data["budget"]) == {"entries", "evaluations", "regex_chars"}
