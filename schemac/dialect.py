@@ -5,7 +5,6 @@ the regex engine behind them, must be the same everywhere in one schema.
 """
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from schemac.diagnostics import reject
@@ -13,20 +12,38 @@ from schemac.schema import Schema, child_pointer, iter_subschemas
 
 DIALECT_2020_12 = "2020-12"
 
-_URI = re.compile(
-    r"^https?://json-schema\.org/(?:(draft-0[4-7])/schema|draft/(2019-09|2020-12)/schema)#?$"
-)
+_DIALECT_PATHS: dict[str, str] = {
+    "draft-04": "draft-04",
+    "draft-06": "draft-06",
+    "draft-07": "draft-07",
+    "draft/2019-09": "2019-09",
+    "draft/2020-12": "2020-12",
+}
 
 
-def dialect_of(uri: Any) -> str | None:
-    """'draft-04', 'draft-06', 'draft-07', '2019-09' or '2020-12' for a `$schema` URI, else None."""
+def dialect_of(uri: str) -> str | None:
+    """Map a `$schema` URI (http/https, optional trailing '#' and 'schema' suffix) to a dialect."""
     if not isinstance(uri, str):
         return None
-    m = _URI.match(uri.strip())
-    if not m:
+    u = uri.strip().lower()
+    for scheme in ("https://", "http://"):
+        if u.startswith(scheme):
+            u = u[len(scheme):]
+            break
+    else:
         return None
-    name = m.group(1) or m.group(2)
-    return None if name == "draft-05" else name
+    if u.startswith("www."):
+        u = u[4:]
+    if not u.startswith("json-schema.org/"):
+        return None
+    u = u[len("json-schema.org/"):]
+    if u.endswith("#"):
+        u = u[:-1]
+    u = u.rstrip("/")
+    if u.endswith("/schema"):
+        u = u[: -len("/schema")]
+    return _DIALECT_PATHS.get(u)
+
 
 
 def _declared(schema: Schema) -> list[tuple[str, Any]]:

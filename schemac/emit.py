@@ -11,7 +11,7 @@ from typing import Any
 
 from schemac.budget import Limits
 from schemac.diagnostics import reject
-from schemac.schema import Schema
+from schemac.schema import Schema, iter_subschemas
 
 #: llguidance JSON options applied as overrides; `lenient` stays False (strict) always.
 SYNTAX_POLICY: dict[str, Any] = {
@@ -23,6 +23,35 @@ SYNTAX_POLICY: dict[str, Any] = {
 }
 
 
+def _translated(node: Schema) -> Schema:
+    """A copy of `node` with every regex in the form that means the same to llguidance and RE2.
+
+    Schemas keep ECMA-262 patterns (what the user wrote, what final validation reads);
+    llguidance gets `schemac.regex.translate`'s explicit equivalent, so both engines agree.
+    """
+    from schemac.regex import translate
+
+    if not isinstance(node, dict):
+        return node
+    out = dict(node)
+    if isinstance(out.get("pattern"), str):
+        out["pattern"] = translate(out["pattern"])
+    for tokens, sub in iter_subschemas(node):
+        kw = tokens[0]
+        if len(tokens) == 1:
+            out[kw] = _translated(sub)
+        elif isinstance(node[kw], list):
+            if out[kw] is node[kw]:
+                out[kw] = list(node[kw])
+            out[kw][tokens[1]] = _translated(sub)
+        else:
+            if out[kw] is node[kw]:
+                out[kw] = {}
+            key = translate(tokens[1]) if kw == "patternProperties" else tokens[1]
+            out[kw][key] = _translated(sub)
+    return out
+
+
 def emit(lowered: Schema, limits: Limits | None = None) -> str:
     """Grammar text for `lowered`, validated by llguidance; rejects with `grammar-error`."""
     import llguidance
@@ -32,9 +61,15 @@ def emit(lowered: Schema, limits: Limits | None = None) -> str:
         raise reject("unsatisfiable", "", "no JSON value satisfies this schema, so no answer can be generated")
     if lowered is True:
         lowered = {}
+    from schemac.regex import PatternError
+
+    try:
+        translated = _translated(lowered)
+    except PatternError as exc:
+        raise reject(exc.code, "", f"a lowered pattern cannot be translated: {exc}") from exc
     try:
         grammar = llguidance.LLMatcher.grammar_from_json_schema(
-            json.dumps(lowered, ensure_ascii=False, allow_nan=False), overrides=SYNTAX_POLICY
+            json.dumps(translated, ensure_ascii=False, allow_nan=False), overrides=SYNTAX_POLICY
         )
     except ValueError as exc:
         raise reject("grammar-error", "", f"llguidance could not read the lowered schema: {exc}") from exc

@@ -48,7 +48,7 @@ def _build(schema: Any, options: dict[str, Any], key: str, limits: Limits) -> Ar
         upgraded, source_dialect = apply_dialect(schema, options["upgrade_drafts"])
         bundle = resolve(upgraded, budget)
         bundle = apply_formats(bundle, options["strict_formats"], sink)
-        check_patterns(bundle.as_schema(), budget)
+        check_patterns(bundle, budget)
         lowered = lower_bundle(bundle, budget, sink)
         grammar = emit(lowered, limits)
     except CompileError as exc:

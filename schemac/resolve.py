@@ -1,0 +1,368 @@
+"""Reference resolution: turn a 2020-12 document into a Bundle whose refs are all `#/$defs/<name>`.
+
+Resolution is offline and static. Two linear walks: the first indexes the document (resources by
+`$id`, `$anchor`/`$dynamicAnchor`, ref sites) and the second copies what the root reaches, rewriting
+each `$ref`/`$dynamicRef` to a bundle definition. Every referenced location becomes exactly one
+definition, also where it appears inline, so nothing is ever copied twice or inlined: fan-out
+stays linear and recursion stays recursion. URIs are joined with RFC 3986 rules (`urljoin`);
+fragment-only refs join onto the current base whatever its scheme (as `referencing` does).
+A URI outside the document is `remote-ref` and nothing is fetched (no resolver with retrieval is
+ever built); `$ref`s inside `const`/`enum`/unknown keywords are data and stay untouched.
+A location reached by a JSON Pointer is read as a schema wherever it lies (also inside a `const`
+value), as jsonschema and the spec do; a target that is not an object or boolean is refused.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import unquote, urldefrag, urljoin
+
+from schemac.budget import Budget
+from schemac.diagnostics import CompileError, reject
+from schemac.schema import DEF_PREFIX, SUBSCHEMA_KEYWORDS, Bundle, Schema, child_pointer
+
+#: base URI of a document that declares none (hierarchical, so relative `$id`s join onto it)
+PLACEHOLDER_BASE = "https://schemac.invalid/schema.json"
+
+#: removed from the bundle: identifiers, dialect and the definition containers themselves
+STRIPPED = frozenset({"$id", "$anchor", "$dynamicAnchor", "$schema", "$vocabulary", "$defs", "definitions"})
+_REF_KEYWORDS = ("$ref", "$dynamicRef")
+#: subschema positions `referencing` knows for 2020-12 (SUBSCHEMA_KEYWORDS plus two)
+_WALK: dict[str, str] = {**SUBSCHEMA_KEYWORDS, "definitions": "map", "contentSchema": "one"}
+#: applicators that apply to the same instance location: a ref cycle through only these never ends
+_IN_PLACE: dict[str, str] = {
+    "allOf": "list", "anyOf": "list", "oneOf": "list", "not": "one", "if": "one", "then": "one",
+    "else": "one", "dependentSchemas": "map",
+}
+_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_.\-]")
+_DEADLINE_EVERY = 512
+
+
+def _children(node: dict[str, Any], shapes: dict[str, str]) -> list[tuple[tuple[str | int, ...], Schema]]:
+    out: list[tuple[tuple[str | int, ...], Schema]] = []
+    for kw, value in node.items():
+        shape = shapes.get(kw)
+        if shape == "one" and isinstance(value, (dict, bool)):
+            out.append(((kw,), value))
+        elif shape == "list" and isinstance(value, list):
+            out.extend(((kw, i), sub) for i, sub in enumerate(value) if isinstance(sub, (dict, bool)))
+        elif shape == "map" and isinstance(value, dict):
+            out.extend(((kw, k), sub) for k, sub in value.items() if isinstance(sub, (dict, bool)))
+    return out
+
+
+def _child(pointer: str, token: str | int) -> str:
+    """`child_pointer` for one token, without the escaping work when none is needed."""
+    token = str(token)
+    if "~" in token or "/" in token:
+        return child_pointer(pointer, token)
+    return pointer + "/" + token
+
+
+def _join(base: str, ref: str) -> str:
+    return base.split("#", 1)[0] + ref if ref.startswith("#") else urljoin(base, ref)
+
+
+def _unescape(token: str) -> str:
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+def _def_name(pointer: str) -> str:
+    """Readable name from a pointer: `/$defs/a/$defs/b` -> `a.b`, `` -> `root`."""
+    if not pointer:
+        return "root"
+    tokens = [_unescape(t) for t in pointer.split("/")[1:]]
+    keep = [t for i, t in enumerate(tokens) if not (t in ("$defs", "definitions") and i + 1 < len(tokens))]
+    return _UNSAFE_NAME.sub("_", ".".join(keep)) or "_"
+
+
+@dataclass
+class _Index:
+    """Everything the first walk learns about the document."""
+
+    resources: dict[str, str] = field(default_factory=dict)  # absolute URI -> pointer
+    anchors: dict[tuple[str, str], str] = field(default_factory=dict)  # (URI, name) -> pointer
+    dynamic: dict[str, set[str]] = field(default_factory=dict)  # anchor name -> URIs defining it
+    bases: dict[str, str] = field(default_factory=dict)  # schema pointer -> base URI
+    needs_copy: bool = False
+
+
+class _Resolver:
+    def __init__(self, schema: Schema, budget: Budget, base_uri: str) -> None:
+        self.doc = schema
+        self.budget = budget
+        self.index = _Index()
+        self.targets: dict[tuple[str, str], str] = {}  # (site pointer, keyword) -> target pointer
+        self.target_set: set[str] = set()
+        self.names: dict[str, str] = {}  # target pointer -> definition name
+        self.used_names: set[str] = set()
+        self.base_uri = base_uri
+        self.sites: list[tuple[str, str, Any, str]] = []  # (pointer, keyword, value, base)
+
+    # ---- first walk: index ------------------------------------------------------------------
+
+    def build_index(self) -> None:
+        idx, limits = self.index, self.budget.limits
+        stack: list[tuple[Schema, str, str, int]] = [(self.doc, "", self.base_uri, 0)]
+        count = 0
+        while stack:
+            node, ptr, base, depth = stack.pop()
+            count += 1
+            if count > limits.max_nodes:
+                raise reject("too-large", ptr, f"schema has more than {limits.max_nodes} subschemas")
+            if depth > limits.max_depth:
+                raise reject("too-large", ptr, f"schema nesting exceeds {limits.max_depth} levels")
+            if count % _DEADLINE_EVERY == 1:
+                self.budget.check_deadline(ptr)
+            if not isinstance(node, dict):
+                continue
+            base = self._declared_base(node, ptr, base)
+            idx.bases[ptr] = base
+            for kw in ("$anchor", "$dynamicAnchor"):
+                name = node.get(kw)
+                if isinstance(name, str):
+                    key = (base, name)
+                    if idx.anchors.get(key, ptr) != ptr:
+                        raise reject("invalid-schema", child_pointer(ptr, kw),
+                                     f"anchor {name!r} is declared twice in one resource")
+                    idx.anchors[key] = ptr
+                    if kw == "$dynamicAnchor":
+                        idx.dynamic.setdefault(name, set()).add(base)
+            if not idx.needs_copy and not STRIPPED.isdisjoint(node):
+                idx.needs_copy = True
+            for kw in _REF_KEYWORDS:
+                if kw in node:
+                    self.sites.append((ptr, kw, node[kw], base))
+            for path, sub in _children(node, _WALK):
+                child = _child(ptr, path[0])
+                stack.append((sub, _child(child, path[1]) if len(path) > 1 else child, base, depth + 1))
+        if self.index.resources.get(self.base_uri.split("#", 1)[0]) is None:
+            self.index.resources[self.base_uri.split("#", 1)[0]] = ""
+
+    def _declared_base(self, node: dict[str, Any], ptr: str, base: str) -> str:
+        """The base URI inside `node`: `base`, or `base` joined with the node's `$id`."""
+        ident = node.get("$id")
+        if not isinstance(ident, str):
+            return base
+        uri, fragment = urldefrag(_join(base, ident))
+        if fragment:
+            raise reject("invalid-schema", child_pointer(ptr, "$id"),
+                         f"$id {ident!r} has a fragment; 2020-12 identifiers must not (use $anchor)")
+        if self.index.resources.setdefault(uri, ptr) != ptr:
+            raise reject("invalid-schema", child_pointer(ptr, "$id"), f"$id {uri!r} identifies two schemas")
+        return uri
+
+    # ---- reference targets ------------------------------------------------------------------
+
+    def node_at(self, pointer: str, site: str, ref: str) -> Any:
+        node: Any = self.doc
+        for token in pointer.split("/")[1:] if pointer else ():
+            token = _unescape(token)
+            if isinstance(node, dict) and token in node:
+                node = node[token]
+            elif isinstance(node, list) and token.isdigit() and (token == "0" or token[0] != "0") \
+                    and int(token) < len(node):
+                node = node[int(token)]
+            else:
+                raise reject("unresolvable-ref", site, f"{ref!r}: no value at JSON Pointer {pointer!r}")
+        return node
+
+    def target(self, ptr: str, kw: str, ref: Any, base: str) -> str:
+        """Pointer (in the document) of what `ref` at `ptr`/`kw` refers to; memoised per site."""
+        key = (ptr, kw)
+        if key in self.targets:
+            return self.targets[key]
+        site = child_pointer(ptr, kw)
+        if not isinstance(ref, str):
+            raise reject("invalid-schema", site, f"{kw} must be a string")
+        if ref.startswith("#"):
+            uri, fragment = base, ref[1:]
+        else:
+            uri, fragment = urldefrag(_join(base, ref))
+        root = self.index.resources.get(uri)
+        if root is None:
+            raise reject("remote-ref", site, f"{kw} {ref!r} points outside the document ({uri}); "
+                         "schemac never fetches references", hint="bundle the referenced schema under $defs")
+        if "%" in fragment:
+            fragment = unquote(fragment)
+        if not fragment:
+            target = root
+        elif fragment.startswith("/"):
+            target = root + "".join(
+                child_pointer("", _unescape(t)) for t in fragment.split("/")[1:]
+            )
+        else:
+            found = self.index.anchors.get((uri, fragment))
+            if found is None:
+                raise reject("unresolvable-ref", site, f"{kw} {ref!r}: no anchor {fragment!r} in {uri}")
+            target = found
+        node = self.node_at(target, site, ref)
+        if not isinstance(node, (dict, bool)):
+            raise reject("unresolvable-ref", site, f"{kw} {ref!r} refers to a {type(node).__name__}, not a schema")
+        if kw == "$dynamicRef" and isinstance(node, dict) and node.get("$dynamicAnchor") == fragment \
+                and len(self.index.dynamic.get(fragment, ())) > 1:
+            raise reject("dynamic-ref", site,
+                         f"$dynamicRef {ref!r}: {len(self.index.dynamic[fragment])} resources declare "
+                         f"$dynamicAnchor {fragment!r}, so the target depends on the dynamic scope",
+                         hint="use $ref to the intended definition")
+        self.targets[key] = target
+        self.target_set.add(target)
+        return target
+
+    def name(self, target: str) -> str:
+        found = self.names.get(target)
+        if found is None:
+            stem = found = _def_name(target)
+            n = 2
+            while found in self.used_names:
+                found, n = f"{stem}-{n}", n + 1
+            self.used_names.add(found)
+            self.names[target] = found
+        return found
+
+    def resolve_all_sites(self) -> None:
+        """Resolve every ref site the index saw, so inline targets are known before copying.
+
+        A site that fails is left for the copy walk, which raises only if the site is reachable.
+        """
+        for ptr, kw, ref, base in self.sites:
+            try:
+                self.target(ptr, kw, ref, base)
+            except CompileError:
+                pass
+
+    # ---- second walk: copy ------------------------------------------------------------------
+
+    def copy(self, raw: Schema, ptr: str, base: str, pending: list[str]) -> Schema:
+        """Copy of the schema at `ptr` with refs rewritten; referenced locations become refs."""
+        inline_targets = self.target_set
+        holder: list[Any] = [None]
+        stack: list[tuple[Any, Any, Schema, str, str, int]] = [(holder, 0, raw, ptr, base, 0)]
+        limits = self.budget.limits
+        count = 0
+        while stack:
+            parent, slot, node, p, b, depth = stack.pop()
+            count += 1
+            if count % _DEADLINE_EVERY == 1:
+                self.budget.check_deadline(p)
+            if depth > limits.max_depth:
+                raise reject("too-large", p, f"schema nesting exceeds {limits.max_depth} levels")
+            if p != ptr and p in inline_targets:
+                parent[slot] = {"$ref": DEF_PREFIX + self.name(p)}
+                pending.append(p)
+                continue
+            if not isinstance(node, dict):
+                parent[slot] = node
+                continue
+            b = self.index.bases.get(p, b)
+            out: dict[str, Any] = {}
+            parent[slot] = out
+            refs: list[str] = []
+            for key, value in node.items():
+                if key in STRIPPED:
+                    continue
+                if key in _REF_KEYWORDS:
+                    target = self.target(p, key, value, b)
+                    refs.append(DEF_PREFIX + self.name(target))
+                    pending.append(target)
+                    continue
+                shape = _WALK.get(key)
+                if shape == "one" and isinstance(value, (dict, bool)):
+                    out[key] = None
+                    stack.append((out, key, value, _child(p, key), b, depth + 1))
+                elif shape == "list" and isinstance(value, list):
+                    out[key] = items = list(value)
+                    here = _child(p, key)
+                    stack.extend((items, i, sub, f"{here}/{i}", b, depth + 1)
+                                 for i, sub in enumerate(value) if isinstance(sub, (dict, bool)))
+                elif shape == "map" and isinstance(value, dict):
+                    out[key] = entries = dict(value)
+                    here = _child(p, key)
+                    stack.extend((entries, k, sub, _child(here, k), b, depth + 1)
+                                 for k, sub in value.items() if isinstance(sub, (dict, bool)))
+                else:
+                    out[key] = value
+            if refs:
+                out["$ref"] = refs[0]
+                if len(refs) > 1:  # $ref and $dynamicRef side by side: both apply
+                    out.setdefault("allOf", []).append({"$ref": refs[1]})
+        return holder[0]
+
+    def bundle(self) -> Bundle:
+        pending: list[str] = []
+        if "" in self.target_set:  # the root is referenced: it lives in defs like any target
+            root: Schema = {"$ref": DEF_PREFIX + self.name("")}
+            pending.append("")
+        else:
+            root = self.copy(self.doc, "", self.base_uri, pending)
+        defs: dict[str, Schema] = {}
+        origin: dict[str, str] = {}
+        while pending:
+            target = pending.pop()
+            name = self.name(target)
+            if name in defs:
+                continue
+            raw = self.node_at(target, target, "#" + target)
+            defs[name] = self.copy(raw, target, self.index.bases.get(target, self.base_uri), pending)
+            origin[name] = target
+        ordered = {name: defs[name] for name in sorted(defs)}
+        bundle = Bundle(root, ordered, {name: origin[name] for name in ordered})
+        _check_progress(bundle)
+        return bundle
+
+
+def _in_place_refs(body: Schema) -> list[str]:
+    """Definitions `body` applies to its own instance location (through in-place applicators)."""
+    out: list[str] = []
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith(DEF_PREFIX):
+            out.append(ref[len(DEF_PREFIX):])
+        stack.extend(sub for _, sub in _children(node, _IN_PLACE))
+    return out
+
+
+def _check_progress(bundle: Bundle) -> None:
+    """Refuse ref cycles that never move to a child instance: validation would never end."""
+    edges = {name: _in_place_refs(body) for name, body in bundle.defs.items()}
+    state: dict[str, int] = {}  # 1 on the DFS path, 2 done
+    for start in edges:
+        if start in state:
+            continue
+        path: list[str] = [start]
+        iters = [iter(edges[start])]
+        state[start] = 1
+        while iters:
+            nxt = next(iters[-1], None)
+            if nxt is None:
+                state[path.pop()] = 2
+                iters.pop()
+            elif state.get(nxt) == 1:
+                cycle = path[path.index(nxt):] + [nxt]
+                where = " -> ".join(bundle.origin[n] or "#" for n in cycle)
+                raise reject("unresolvable-ref", bundle.origin[nxt],
+                             f"reference cycle without progress ({where}): validation would recurse forever",
+                             hint="make the recursion pass through a property or item")
+            elif nxt not in state and nxt in edges:
+                state[nxt] = 1
+                path.append(nxt)
+                iters.append(iter(edges[nxt]))
+
+
+def resolve(schema: Schema, budget: Budget, base_uri: str | None = None) -> Bundle:
+    """Resolve every `$ref`/`$dynamicRef` in `schema` into a Bundle; raises CompileError."""
+    if isinstance(schema, bool):
+        return Bundle(schema)
+    resolver = _Resolver(schema, budget, base_uri or PLACEHOLDER_BASE)
+    resolver.build_index()
+    if not resolver.sites:
+        if not resolver.index.needs_copy:
+            return Bundle(schema)
+        return Bundle(resolver.copy(schema, "", resolver.base_uri, []))
+    resolver.resolve_all_sites()
+    return resolver.bundle()
