@@ -1,0 +1,138 @@
+"""contains / minContains / maxContains → prefixItems alternatives over a bounded array length.
+
+Exact forms, by case:
+- `contains: false` (or no item can match): the count is 0; arrays are ruled out when
+  minContains ≥ 1, otherwise the keyword is a no-op;
+- every possible item matches (`contains: true`, or each position's schema implies it): the
+  count is the length → min/maxItems;
+- the length is bounded by N (maxItems, or prefixItems with items: false): with only a minimum
+  m, anyOf over the C(N, m) position sets that hold matches (`prefixItems` of `true`/contains);
+  with a maximum, anyOf over the exact set of matching positions, the others taking the
+  complement of the contains schema (from the negation pass).
+Unbounded arrays otherwise have no JSON-Schema form: `contains-unbounded`.
+"""
+from __future__ import annotations
+
+from itertools import combinations
+from math import comb
+from typing import Any
+
+from schemac.diagnostics import reject
+from schemac.lower.context import LowerContext
+from schemac.schema import Schema, child_pointer
+
+#: JSON types with "number" split into integers and non-integers, so overlap is set intersection.
+_ALL = frozenset({"null", "boolean", "object", "array", "string", "integer", "fraction"})
+_NON_ARRAY = ["null", "boolean", "object", "number", "string"]
+
+
+def _value_types(v: Any) -> frozenset[str]:
+    if v is None:
+        return frozenset({"null"})
+    if isinstance(v, bool):
+        return frozenset({"boolean"})
+    if isinstance(v, int) or (isinstance(v, float) and v.is_integer()):
+        return frozenset({"integer"})
+    if isinstance(v, float):
+        return frozenset({"fraction"})
+    return frozenset({"string" if isinstance(v, str) else "array" if isinstance(v, list) else "object"})
+
+
+def json_types(schema: Schema) -> frozenset[str]:
+    """An over-approximation of the JSON types `schema` accepts (split as in `_ALL`)."""
+    if schema is False:
+        return frozenset()
+    if not isinstance(schema, dict):
+        return _ALL
+    found = _ALL
+    t = schema.get("type")
+    if t is not None:
+        names = [t] if isinstance(t, str) else list(t) if isinstance(t, list) else []
+        expanded: set[str] = set()
+        for n in names:
+            expanded |= {"integer", "fraction"} if n == "number" else {n}
+        found = found & frozenset(expanded)
+    if "const" in schema:
+        found = found & _value_types(schema["const"])
+    if isinstance(schema.get("enum"), list):
+        found = found & frozenset().union(*[_value_types(v) for v in schema["enum"]])
+    return found
+
+
+def _implies(item: Schema, target: Schema) -> bool:
+    """A cheap sufficient check that every value `item` accepts is accepted by `target`."""
+    if item is False or target is True or target == {} or item == target:
+        return True
+    return isinstance(target, dict) and set(target) == {"type"} and json_types(item) <= json_types(target)
+
+
+def _negate(schema: Schema, ctx: LowerContext) -> Schema:
+    from schemac.lower.negation import negate
+
+    return negate(schema, ctx)
+
+
+def _positions(node: dict[str, Any]) -> tuple[list[Schema], Schema, int | None]:
+    """(prefix schemas, schema of later items, maximum length or None)."""
+    prefix = list(node.get("prefixItems", []))
+    rest = node.get("items", True)
+    bound = node.get("maxItems")
+    if rest is False:
+        bound = len(prefix) if bound is None else min(int(bound), len(prefix))
+    return prefix, rest, None if bound is None else int(bound)
+
+
+def lower(node: dict[str, Any], ctx: LowerContext) -> Schema:
+    if "contains" not in node:
+        return node
+    here = child_pointer(ctx.pointer, "contains")
+    out = {k: v for k, v in node.items() if k not in ("contains", "minContains", "maxContains")}
+    lo = int(node.get("minContains", 1))
+    hi = node.get("maxContains")
+    hi = None if hi is None else int(hi)
+    if hi is not None and hi < lo:
+        return {**out, "allOf": list(out.get("allOf", [])) + [{"type": _NON_ARRAY}]}
+    target = ctx.deref(node["contains"])
+    if target is None:
+        raise reject("contains-unbounded", here, "`contains` refers to a recursive definition")
+    prefix, rest, bound = _positions(node)
+    used = prefix + ([rest] if bound is None or bound > len(prefix) else [])
+    if target is False or all(json_types(s).isdisjoint(json_types(target)) for s in used):
+        if lo == 0:
+            return out
+        return {**out, "allOf": list(out.get("allOf", [])) + [{"type": _NON_ARRAY}]}
+    if all(_implies(s, target) for s in used):
+        if lo > 0:
+            out["minItems"] = max(int(out.get("minItems", 0)), lo)
+        if hi is not None:
+            out["maxItems"] = min(int(out.get("maxItems", hi)), hi)
+        return out
+    if lo == 0 and hi is None:
+        return out
+    if lo == 0 and hi == 0:  # no item may match: every item takes the complement
+        return {**out, "allOf": list(out.get("allOf", [])) + [{"items": _negate(target, ctx)}]}
+    if bound is None:
+        raise reject("contains-unbounded", here,
+                     "`contains` on arrays of unbounded length has no exact JSON-Schema form",
+                     hint="bound the array with maxItems, or make every item match")
+    branches: list[Schema] = []
+    if hi is None or hi >= bound:
+        if lo > bound:
+            return {**out, "allOf": list(out.get("allOf", [])) + [{"type": _NON_ARRAY}]}
+        ctx.budget.reserve("entries", comb(bound, lo), here)
+        for chosen in combinations(range(bound), lo):
+            last = chosen[-1] + 1
+            branches.append({"prefixItems": [target if i in chosen else True for i in range(last)],
+                             "minItems": last})
+    else:
+        ctx.budget.reserve("entries", sum(comb(bound, c) for c in range(lo, hi + 1)), here)
+        miss = _negate(target, ctx)
+        for count in range(lo, hi + 1):
+            for chosen in combinations(range(bound), count):
+                branch: dict[str, Any] = {"prefixItems": [target if i in chosen else miss for i in range(bound)]}
+                if chosen:
+                    branch["minItems"] = chosen[-1] + 1
+                branches.append(branch)
+    if not branches:
+        return {**out, "allOf": list(out.get("allOf", [])) + [{"type": _NON_ARRAY}]}
+    return {**out, "allOf": list(out.get("allOf", [])) + [{"anyOf": branches}]}

@@ -1,0 +1,129 @@
+"""propertyNames → key-level forms llguidance enforces: per-key `false`, patterns, a closed set.
+
+Keys are strings, so only the string part of the name schema matters. Exact forms:
+- no string passes (`false`, a non-string type): only `{}` → additionalProperties false;
+- a finite set K (enum/const): each k in K gets the schema the object would give it (its
+  `properties` entry, else additionalProperties, and every matching patternProperty folded in),
+  every other key is forbidden;
+- a pattern/length constraint R: listed properties failing R become `false`; other keys go
+  through `patternProperties: {R: additionalProperties}` with additionalProperties false. That
+  moves additionalProperties onto listed keys matching R, so it is exact only when that changes
+  nothing; existing patternProperties must be R itself (RE2 cannot intersect patterns).
+Anything else is rejected with `property-names-not-exact`.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from schemac.diagnostics import reject
+from schemac.lower.context import LowerContext
+from schemac.schema import Schema, child_pointer
+
+_STRING_KEYWORDS = frozenset({"type", "enum", "const", "pattern", "minLength", "maxLength"})
+
+
+def _search(pattern: str, text: str) -> bool:
+    import re2
+
+    return re2.search(pattern, text) is not None
+
+
+def _allows_strings(schema: dict[str, Any]) -> bool:
+    t = schema.get("type")
+    return t is None or t == "string" or (isinstance(t, list) and "string" in t)
+
+
+def _name_ok(name: str, schema: dict[str, Any]) -> bool:
+    """Whether the string `name` satisfies `schema` (restricted to _STRING_KEYWORDS)."""
+    if not _allows_strings(schema):
+        return False
+    if "const" in schema and schema["const"] != name:
+        return False
+    if "enum" in schema and name not in [v for v in schema["enum"] if isinstance(v, str)]:
+        return False
+    n = len(name)
+    if n < schema.get("minLength", 0) or ("maxLength" in schema and n > schema["maxLength"]):
+        return False
+    return "pattern" not in schema or _search(schema["pattern"], name)
+
+
+def _key_regex(schema: dict[str, Any]) -> str | None:
+    """One regex equivalent to the schema on strings, or None when there is none we can write."""
+    pattern = schema.get("pattern")
+    if "minLength" in schema or "maxLength" in schema:
+        if pattern is not None:
+            return None
+        lo = int(schema.get("minLength", 0))
+        hi = schema.get("maxLength")
+        return "^[\\s\\S]{%d,%s}$" % (lo, "" if hi is None else int(hi))
+    return pattern if pattern is not None else ""
+
+
+def _empty_only(out: dict[str, Any]) -> dict[str, Any]:
+    out.pop("properties", None)
+    out.pop("patternProperties", None)
+    out["additionalProperties"] = False
+    return out
+
+
+def lower(node: dict[str, Any], ctx: LowerContext) -> Schema:
+    if "propertyNames" not in node:
+        return node
+    here = child_pointer(ctx.pointer, "propertyNames")
+    names = ctx.deref(node["propertyNames"])
+    out = {k: v for k, v in node.items() if k != "propertyNames"}
+    if names is True or names == {}:
+        return out
+    if names is False or (isinstance(names, dict) and not _allows_strings(names)):
+        return _empty_only(out)
+    if not isinstance(names, dict) or not set(names) <= _STRING_KEYWORDS:
+        raise reject("property-names-not-exact", here,
+                     "`propertyNames` uses keywords with no key-level form (only enum/const/pattern/length)")
+    if set(names) == {"type"}:
+        return out  # every key is a string
+    props: dict[str, Schema] = dict(out.get("properties", {}))
+    pattern_props: dict[str, Schema] = dict(out.get("patternProperties", {}))
+    additional: Schema = out.get("additionalProperties", True)
+    if "enum" in names or "const" in names:
+        members = [names["const"]] if "const" in names else list(names["enum"])
+        keys = list(dict.fromkeys(m for m in members if isinstance(m, str)))
+        ctx.budget.reserve("evaluations", len(keys), here)
+        keys = [k for k in keys if _name_ok(k, names)]
+        if not keys:
+            return _empty_only(out)
+        ctx.budget.reserve("entries", len(keys), here)
+        closed: dict[str, Schema] = {}
+        for k in keys:
+            parts = [props[k]] if k in props else []
+            matching = [s for p, s in pattern_props.items() if _search(p, k)]
+            if k not in props and not matching:
+                parts.append(additional)
+            parts += matching
+            parts = [p for p in parts if p is not True and p != {}]
+            closed[k] = True if not parts else parts[0] if len(parts) == 1 else {"allOf": parts}
+        out.pop("patternProperties", None)
+        out["properties"] = closed
+        out["additionalProperties"] = False
+        return out
+    regex = _key_regex(names)
+    if regex is None:
+        raise reject("property-names-not-exact", here,
+                     "a `pattern` together with a length bound on property names has no single-regex form")
+    ctx.budget.reserve("evaluations", len(props), here)
+    kept = {k: (s if _name_ok(k, names) else False) for k, s in props.items()}
+    if pattern_props and set(pattern_props) != {regex}:
+        raise reject("property-names-not-exact", here,
+                     "`propertyNames` with `patternProperties` other than the name pattern itself "
+                     "needs a regex intersection RE2 cannot express")
+    out["properties"] = kept
+    if pattern_props or additional is False:
+        # every key matching the name pattern is covered by it already; others must not appear
+        out["additionalProperties"] = False
+        return out
+    if additional is not True and any(s is not False for s in kept.values()):
+        raise reject("property-names-not-exact", here,
+                     "`propertyNames` with a pattern, listed properties and a non-trivial "
+                     "additionalProperties has no exact disjoint-pattern form")
+    out["patternProperties"] = {regex: additional}
+    out["additionalProperties"] = False
+    return out

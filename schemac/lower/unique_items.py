@@ -1,0 +1,154 @@
+"""uniqueItems → an explicit set of arrays over finite item domains, or a proof it is a no-op.
+
+Uniqueness is not expressible per position, so the exact form enumerates: each position's
+domain (const/enum/boolean/null/bounded integer, filtered through its schema by the validator)
+is finite, and the distinct sequences within the length bounds become one `enum` of arrays
+(JSON equality: 1 == 1.0, true != 1, objects by value). It is a no-op when at most one item
+can exist, or when no two positions can hold equal values (their JSON types are disjoint).
+Otherwise: `unique-items-unbounded`. Every array and every candidate check is charged.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Iterator
+
+from schemac.diagnostics import reject
+from schemac.lower.contains import json_types
+from schemac.lower.context import LowerContext
+from schemac.schema import Schema, child_pointer
+
+_NON_ARRAY = ["null", "boolean", "object", "number", "string"]
+#: An integer range longer than this is treated as unbounded (it could never fit the budget).
+_MAX_RANGE = 256
+
+
+def json_key(value: Any) -> str:
+    """A canonical text for JSON equality: 1 and 1.0 agree, true and 1 do not, keys are sorted."""
+
+    def norm(v: Any) -> Any:
+        if isinstance(v, bool) or v is None or isinstance(v, str):
+            return v
+        if isinstance(v, (int, float)):
+            return int(v) if float(v).is_integer() and abs(v) < 2**63 else v
+        if isinstance(v, list):
+            return [norm(x) for x in v]
+        return {k: norm(x) for k, x in v.items()}
+
+    return json.dumps(norm(value), sort_keys=True, ensure_ascii=False)
+
+
+def _has_ref(schema: Any) -> bool:
+    if isinstance(schema, dict):
+        return "$ref" in schema or any(_has_ref(v) for v in schema.values())
+    if isinstance(schema, list):
+        return any(_has_ref(v) for v in schema)
+    return False
+
+
+def _candidates(schema: dict[str, Any]) -> list[Any] | None:
+    if "const" in schema:
+        return [schema["const"]]
+    if isinstance(schema.get("enum"), list):
+        return list(schema["enum"])
+    types = json_types(schema)
+    values: list[Any] = []
+    if "null" in types:
+        values.append(None)
+    if "boolean" in types:
+        values += [True, False]
+    if types - {"null", "boolean"}:
+        if types - {"null", "boolean", "integer"}:
+            return None
+        lo, hi = schema.get("minimum"), schema.get("maximum")
+        if not isinstance(lo, (int, float)) or not isinstance(hi, (int, float)) or hi - lo > _MAX_RANGE:
+            return None
+        import math
+
+        values += list(range(math.ceil(lo), math.floor(hi) + 1))
+    return values
+
+
+def domain(schema: Schema, ctx: LowerContext, pointer: str) -> list[Any] | None:
+    """The distinct values `schema` accepts, or None when that set is not known to be finite."""
+    if schema is False:
+        return []
+    if not isinstance(schema, dict) or _has_ref(schema):
+        return None
+    values = _candidates(schema)
+    if values is None:
+        return None
+    import jsonschema
+
+    ctx.budget.reserve("evaluations", len(values), pointer)
+    check = jsonschema.Draft202012Validator(schema)
+    seen: dict[str, Any] = {}
+    for v in values:
+        if json_key(v) not in seen and check.is_valid(v):
+            seen[json_key(v)] = v
+    return list(seen.values())
+
+
+def _sequences(domains: list[list[Any]], lo: int, hi: int) -> Iterator[list[Any]]:
+    """Distinct-valued sequences with lengths in [lo, hi], position i drawn from domains[i]."""
+    stack: list[tuple[list[Any], frozenset[str]]] = [([], frozenset())]
+    while stack:
+        seq, used = stack.pop()
+        if lo <= len(seq):
+            yield seq
+        if len(seq) < hi:
+            for v in reversed(domains[len(seq)]):
+                k = json_key(v)
+                if k not in used:
+                    stack.append((seq + [v], used | {k}))
+
+
+def _may_clash(positions: list[Schema | None], last_repeats: bool) -> bool:
+    """Whether two items could be equal: overlapping JSON types of two slots, or a repeated slot."""
+    types = [None if s is None else json_types(s) for s in positions]
+    for i, ti in enumerate(types):
+        if last_repeats and i == len(types) - 1 and (ti is None or ti):
+            return True
+        if any(ti is None or tj is None or not ti.isdisjoint(tj) for tj in types[i + 1:]):
+            return True
+    return False
+
+
+def lower(node: dict[str, Any], ctx: LowerContext) -> Schema:
+    if node.get("uniqueItems") is not True:
+        return {k: v for k, v in node.items() if k != "uniqueItems"} if "uniqueItems" in node else node
+    here = child_pointer(ctx.pointer, "uniqueItems")
+    out = {k: v for k, v in node.items() if k != "uniqueItems"}
+    prefix = [ctx.deref(s) for s in out.get("prefixItems", [])]
+    rest = ctx.deref(out.get("items", True))
+    hi = out.get("maxItems")
+    if rest is False:
+        hi = len(prefix) if hi is None else min(int(hi), len(prefix))
+    if hi is not None and int(hi) <= 1:
+        return out
+    lo = int(out.get("minItems", 0))
+    # positions that can exist: prefix ones (up to hi), then the `items` slot, possibly repeated
+    shown = prefix if hi is None else prefix[: int(hi)]
+    positions = shown + ([rest] if hi is None or int(hi) > len(prefix) else [])
+    repeats = hi is None or int(hi) > len(prefix) + 1
+    if not _may_clash(positions, repeats and len(positions) > len(shown)):
+        return out
+    doms = [domain(s, ctx, here) if s is not None else None for s in positions]
+    if any(d is None for d in doms):
+        raise reject("unique-items-unbounded", here,
+                     "`uniqueItems` over an item domain that is not a finite set of values",
+                     hint="give the items an enum/const, or bound the array so at most one item fits")
+    tail = doms[len(shown)] if len(positions) > len(shown) else []
+    longest = len(shown) + len(tail) if positions else 0
+    if hi is not None:
+        longest = min(longest, int(hi))
+    per_position = [doms[i] if i < len(shown) else tail for i in range(longest)]
+    arrays: list[list[Any]] = []
+    for seq in _sequences(per_position, lo, longest):
+        ctx.budget.reserve("entries", 1, here)
+        arrays.append(seq)
+    arrays.sort(key=len)
+    allowed: Schema = {"enum": arrays} if arrays else False
+    t = out.get("type")
+    if t == "array" or t == ["array"]:
+        return {**out, "allOf": list(out.get("allOf", [])) + [allowed]}
+    return {**out, "allOf": list(out.get("allOf", [])) + [{"anyOf": [{"type": _NON_ARRAY}, allowed]}]}

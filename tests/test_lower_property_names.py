@@ -1,0 +1,43 @@
+"""propertyNames lowering: golden fixtures, exactness, rejections."""
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import schemac
+from lower_passes_oracle import check_exact, check_fixture, fixtures, instances, relower
+
+
+@pytest.mark.parametrize("path", fixtures("property_names"), ids=lambda p: p.stem)
+def test_fixture(path):
+    check_fixture(path)
+
+
+SCHEMAS = [
+    {"propertyNames": {"enum": ["a", "ab", 1]}, "properties": {"a": {"type": "integer"}}, "additionalProperties": {"type": "string"}},
+    {"propertyNames": {"const": "a"}, "patternProperties": {"a": {"type": "integer"}}},
+    {"propertyNames": {"pattern": "b"}, "properties": {"ab": True, "a": {}}},
+    {"propertyNames": {"type": "number"}},
+    {"propertyNames": {"minLength": 2, "type": "string"}},
+]
+
+
+@pytest.mark.parametrize("schema", SCHEMAS)
+@settings(max_examples=25, deadline=None)
+@given(data=st.lists(instances(["a", "ab", "b", "abc"], [1, "a"]), max_size=6))
+def test_exact_and_fixpoint(schema, data):
+    check_exact(schema, data + [{}, {"a": 1}, {"ab": "x"}, {"b": 1}, {"abc": 2}])
+    lowered = schemac.compile(schema, use_cache=False).lowered
+    assert relower(lowered) == lowered
+
+
+@pytest.mark.parametrize("schema", [
+    {"propertyNames": {"pattern": "^a", "maxLength": 3}},
+    {"propertyNames": {"pattern": "^a"}, "patternProperties": {"b": {}}},
+    {"propertyNames": {"pattern": "^a"}, "properties": {"ab": {}}, "additionalProperties": {"type": "string"}},
+    {"propertyNames": {"format": "email"}},
+])
+def test_rejects_what_has_no_exact_form(schema):
+    with pytest.raises(schemac.CompileError) as err:
+        schemac.compile(schema, use_cache=False)
+    assert err.value.codes == ["property-names-not-exact"]
