@@ -1,0 +1,1 @@
+"""Benchmark scripts; each prints figures (speed goals are checked here, never by timed tests)."""

@@ -1,0 +1,249 @@
+"""Per-request grammar state: committed by acknowledged tokens, drafts consumed temporarily.
+
+Tokens an engine has sampled but not yet acknowledged (async scheduling, speculative
+verification) are *pending* and may be rolled back; acknowledged tokens never are. Every
+consumed token leaves an undo record (matcher tokens consumed, gate state, answer length), so
+rollback never clones a matcher.
+"""
+from __future__ import annotations
+
+from concurrent.futures import Future
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Sequence
+
+from schemac.runtime import reasoning
+from schemac.runtime.errors import StructuredOutputError
+
+if TYPE_CHECKING:
+    import torch
+
+    from schemac.artifact import Artifact
+    from schemac.runtime.tokenizer import TokenizerAdapter
+
+
+class _Undo(NamedTuple):
+    token: int
+    matcher_tokens: int
+    gate: reasoning.GateState
+    answer_len: int
+
+
+class RequestState:
+    """One constrained request. Drive it with accept/commit/rollback/fill; end with release()."""
+
+    def __init__(
+        self,
+        artifact: "Artifact",
+        tokenizer: "TokenizerAdapter",
+        compiled: "Future[Any]",
+        gate: reasoning.GateState,
+        end_marker: bytes,
+        on_release: Callable[["RequestState"], None] | None = None,
+    ) -> None:
+        self.artifact = artifact
+        self._tok = tokenizer
+        self._compiled: Future[Any] | None = compiled
+        self._matcher: Any = None
+        self._gate = gate
+        self._marker = end_marker
+        self._pending: list[_Undo] = []
+        self._answer = bytearray()
+        self._on_release = on_release
+        self.acknowledged = 0
+        self.error: StructuredOutputError | None = None
+        self.released = False
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def ready(self) -> bool:
+        """Poll the compile future (never waits); True once the request can be scheduled."""
+        if self._matcher is not None or self.error is not None or self.released:
+            return True
+        assert self._compiled is not None
+        if not self._compiled.done():
+            return False
+        exc = self._compiled.exception()
+        if exc is not None:
+            self._fail("grammar-compile", str(exc))
+        else:
+            self._matcher = self._compiled.result().deep_copy()
+        self._compiled = None
+        return True
+
+    def wait_ready(self, timeout: float | None = None) -> None:
+        """Block until compiled: for offline use (transformers generate), never in a server."""
+        if self._compiled is not None:
+            self._compiled.exception(timeout)
+        self.ready()
+
+    @property
+    def terminated(self) -> bool:
+        """No more grammar work: failed, released, or the grammar has stopped (EOS only)."""
+        return self.error is not None or self.released or (self._matcher is not None and self._matcher.is_stopped())
+
+    @property
+    def in_reasoning(self) -> bool:
+        return self._gate.reasoning
+
+    @property
+    def pending(self) -> int:
+        return len(self._pending)
+
+    def is_accepting(self) -> bool:
+        """The answer so far is a complete grammar match (EOS may follow)."""
+        return self.error is None and self._matcher is not None and not self._gate.reasoning and self._matcher.is_accepting()
+
+    @property
+    def answer(self) -> str:
+        """The visible answer so far (text the grammar consumed), for final validation."""
+        return self._answer.decode("utf-8", errors="replace")
+
+    def release(self) -> None:
+        """Idempotent end for completion, cancellation and failed submission alike."""
+        if self.released:
+            return
+        self.released = True
+        self._compiled = None
+        self._matcher = None
+        self._pending.clear()
+        if self._on_release is not None:
+            self._on_release(self)
+
+    def check(self) -> None:
+        """Raise this request's structured-output error, if any."""
+        if self.error is not None:
+            raise self.error
+
+    # -- token flow --------------------------------------------------------------------------
+    def accept(self, tokens: Sequence[int]) -> bool:
+        """Consume sampled tokens tentatively (pending until acknowledged); False on failure."""
+        self._require_matcher()
+        for token in tokens:
+            if not self._active():
+                return False
+            self._pending.append(self._advance(token))
+        return self.error is None
+
+    def commit(self, tokens: Sequence[int]) -> bool:
+        """Acknowledge an output delta. Pending tokens that match it become committed; on the
+        first mismatch the remaining pending tokens are rolled back and the delta replayed."""
+        self._require_matcher()
+        same = 0
+        while same < len(tokens) and same < len(self._pending) and self._pending[same].token == tokens[same]:
+            same += 1
+        if same < len(tokens) and self._pending[same:]:
+            self.rollback(len(self._pending) - same)
+        del self._pending[:same]
+        for token in tokens[same:]:
+            if self.error is not None or self.released:
+                break
+            self._advance(token)
+        self.acknowledged += len(tokens)
+        return self.error is None
+
+    def rollback(self, n: int | None = None) -> None:
+        """Undo the last `n` pending tokens (all pending when None); acknowledged ones stay."""
+        n = len(self._pending) if n is None else n
+        if n < 0 or n > len(self._pending):
+            raise ValueError(f"cannot roll back {n} tokens: only {len(self._pending)} are unacknowledged")
+        if n == 0:
+            return
+        undone = self._pending[-n:]
+        del self._pending[-n:]
+        if self.error is not None or self.released:
+            return
+        self._undo(sum(u.matcher_tokens for u in undone), undone[0].gate, undone[0].answer_len)
+
+    # -- masks -------------------------------------------------------------------------------
+    def fill(self, bitmask: "torch.Tensor", row: int, drafts: Sequence[int] = (), stop_row: "torch.Tensor | None" = None) -> None:
+        """Write len(drafts)+1 rows from `row`: row i is the state after the first i drafts.
+        Drafts are consumed temporarily and rolled back in `finally`; a draft the grammar
+        forbids ends the rows there (the rest are stop rows, EOS only)."""
+        import llguidance.torch as llt
+
+        stop = stop_row if stop_row is not None else self._stop_row(bitmask.shape[1])
+        last = row + len(drafts)
+        if self.error is not None or self.released:
+            bitmask[row : last + 1] = stop
+            return
+        self._require_matcher()
+        gate, answer_len, consumed = self._gate, len(self._answer), 0
+        try:
+            for j in range(len(drafts) + 1):
+                if j:
+                    used = self._try_consume_draft(drafts[j - 1])
+                    if used is None:
+                        bitmask[row + j : last + 1] = stop
+                        break
+                    consumed += used
+                if self._gate.reasoning:
+                    bitmask[row + j].fill_(-1)
+                else:
+                    llt.fill_next_token_bitmask(self._matcher, bitmask, row + j)
+        finally:
+            self._undo(consumed, gate, answer_len)
+
+    def parallel_matcher(self) -> Any:
+        """The matcher when llguidance can fill this request's rows itself (answer phase);
+        None when the request needs `fill` (reasoning phase, failed or released)."""
+        if self._gate.reasoning or not self._active():
+            return None
+        self._require_matcher()
+        return self._matcher
+
+    # -- internals ---------------------------------------------------------------------------
+    def _active(self) -> bool:
+        return self.error is None and not self.released
+
+    def _require_matcher(self) -> None:
+        if self._matcher is None and self._active():
+            raise RuntimeError("request is not ready: poll ready() until it returns True")
+
+    def _advance(self, token: int) -> _Undo:
+        undo = _Undo(token, 0, self._gate, len(self._answer))
+        if not self._active():
+            return undo
+        if self._gate.reasoning:
+            self._gate, after = reasoning.step(self._gate, self._marker, self._tok.marker_bytes(token))
+            if not after:
+                return undo
+            toks = self._tok.ll.tokenize_bytes(after)
+            self._matcher.consume_tokens(toks)
+            self._answer += after
+            undo = undo._replace(matcher_tokens=len(toks))
+        else:
+            self._matcher.consume_token(token)
+            self._answer += self._tok.token_bytes(token)
+            undo = undo._replace(matcher_tokens=1)
+        if self._matcher.is_error():
+            self._fail("grammar-rejected", self._matcher.get_error())
+        return undo
+
+    def _try_consume_draft(self, token: int) -> int | None:
+        """Consume one draft token if the grammar allows it: matcher tokens used, or None."""
+        if self._gate.reasoning:
+            gate, after = reasoning.step(self._gate, self._marker, self._tok.marker_bytes(token))
+            toks = self._tok.ll.tokenize_bytes(after) if after else []
+            if toks and self._matcher.validate_tokens(toks) < len(toks):
+                return None
+            self._gate = gate
+        else:
+            if self._matcher.validate_tokens([token]) < 1:
+                return None
+            toks = [token]
+        if toks:
+            self._matcher.consume_tokens(toks)
+        return len(toks)
+
+    def _undo(self, matcher_tokens: int, gate: reasoning.GateState, answer_len: int) -> None:
+        if matcher_tokens and self._matcher is not None:
+            self._matcher.rollback(matcher_tokens)
+        self._gate = gate
+        del self._answer[answer_len:]
+
+    def _fail(self, code: str, message: str) -> None:
+        self.error = StructuredOutputError(code, message.strip().splitlines()[0] if message.strip() else code)
+        self._matcher = None
+
+    def _stop_row(self, words: int) -> "torch.Tensor":
+        from schemac.runtime.batch import stop_row
+
+        return stop_row(self._tok.eos_ids, words)

@@ -1,0 +1,123 @@
+"""Smoke tests of the conformance benchmark on tiny curated Test Suite / MaskBench files."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from schemac import conformance
+from schemac.conformance import MASKBENCH, SUITE, SUITE_FORMAT, Case, CaseResult, EngineResult, Report
+
+DATA = Path(__file__).resolve().parent.parent / "testdata" / "conformance"
+PATHS = [DATA / "suite", DATA / "maskbench"]
+
+
+def _figures(report: Report) -> dict:
+    """The report's JSON without the timing figures (which differ run to run)."""
+    def strip(value):
+        if isinstance(value, dict):
+            timing = ("ratio_p50", "wall_s", "measured_at", "jobs")
+            return {k: strip(v) for k, v in value.items() if "ms" not in k and "cpu" not in k and k not in timing}
+        if isinstance(value, list):
+            return [strip(v) for v in value]
+        return value
+
+    return strip(report.to_json())
+
+
+@pytest.fixture(scope="module")
+def report() -> Report:
+    return conformance.run(PATHS, upgrade_drafts=True, tokenizer="llama32k")
+
+
+def test_sections_and_counts(report: Report) -> None:
+    assert [name for name, _ in report.ordered()] == [SUITE, SUITE_FORMAT, MASKBENCH]
+    suite, fmt, mask = (report.sections[n] for n in (SUITE, SUITE_FORMAT, MASKBENCH))
+    assert (suite.schemas, suite.instances) == (2, 8)
+    assert (fmt.schemas, fmt.instances) == (1, 2)
+    assert (mask.schemas, mask.instances, mask.schemas_without_tests) == (2, 2, 1)
+    assert report.vocab_size == 32000
+    assert mask.default_policy_rejected["unsupported-dialect"] == 1
+
+
+def test_simple_schemas_compile_and_are_exact(report: Report) -> None:
+    suite = report.sections[SUITE]
+    for engine in ("schemac", "llguidance"):
+        stats = suite.engines[engine]
+        assert stats.compiled == 2 and not stats.bugs
+        assert stats.instances_checked == 8
+        assert stats.invalidation_errors == []
+        # the only loss allowed on these is the documented property-order policy
+        assert all(e["property_order"] for e in stats.validation_errors), stats.validation_errors
+    assert not report.promise_broken()
+    assert sum(suite.validator_disagreements.values()) == 0
+
+
+def test_text_and_json_outputs(report: Report) -> None:
+    text = report.to_text()
+    for needle in ("schemac", "llguidance", SUITE, SUITE_FORMAT, MASKBENCH, "invalidation errors", "unsupported-dialect"):
+        assert needle in text
+    data = json.loads(json.dumps(report.to_json()))
+    mask = data["sections"][MASKBENCH]
+    assert mask["default_policy_rejected_by"] == {"unsupported-dialect": 1}
+    assert {"compile_ms_p50", "compile_ms_p99", "invalidation_error_list"} <= set(mask["engines"]["schemac"])
+    assert data["sections"][SUITE]["both_compiled"]["ratio_p50"] > 0
+
+
+def test_parallel_run_gives_the_same_figures(report: Report) -> None:
+    parallel = conformance.run(PATHS, upgrade_drafts=True, tokenizer="llama32k", jobs=2)
+    assert _figures(parallel) == _figures(report)
+
+
+def test_invalid_instance_accepted_is_listed_and_breaks_the_promise() -> None:
+    case = Case("x.json", 3, SUITE, "d", {"type": "integer"}, [(1, True), ("no", False)])
+    engines = {
+        "schemac": EngineResult("compiled", accepted=[True, True], errors=["", ""], order_only=[False, False]),
+        "llguidance": EngineResult("rejected", code="Unimplemented keys"),
+    }
+    report = Report("llama32k", 32000, False, 1)
+    report.add(CaseResult(case, engines, validator=[True, False]))
+    stats = report.sections[SUITE].engines["schemac"]
+    assert stats.invalidation_errors == [{"file": "x.json", "group": 3, "test": 1, "data": '"no"'}]
+    assert report.sections[SUITE].engines["llguidance"].rejected == {"Unimplemented keys": 1}
+    assert report.promise_broken()
+    fmt = Report("llama32k", 32000, False, 1)
+    fmt.add(CaseResult(Case("f.json", 0, SUITE_FORMAT, "d", {}, case.tests), engines))
+    assert not fmt.promise_broken()  # formats are optional assertions in the Test Suite
+
+
+def test_exceptions_other_than_compile_error_are_bugs_not_crashes(monkeypatch: pytest.MonkeyPatch) -> None:
+    import schemac
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("lowering blew up")
+
+    monkeypatch.setattr(schemac, "compile", broken)
+    report = conformance.run([DATA / "suite" / "basic.json"], upgrade_drafts=False)
+    stats = report.sections[SUITE].engines["schemac"]
+    assert [b["error"] for b in stats.bugs] == ["RuntimeError: lowering blew up"] * 2
+    assert report.sections[SUITE].engines["llguidance"].compiled == 2
+    assert report.promise_broken()
+
+
+def test_reorder_follows_refs_and_branches() -> None:
+    schema = {
+        "$defs": {"inner": {"properties": {"p": {}, "q": {}}}},
+        "allOf": [{"properties": {"a": {}}}, {"properties": {"b": {"$ref": "#/$defs/inner"}}}],
+    }
+    value = {"z": 0, "b": {"q": 1, "p": 2}, "a": 3}
+    out = conformance._reorder(value, schema, schema)
+    assert list(out) == ["a", "b", "z"] and list(out["b"]) == ["p", "q"]
+
+
+def test_cli_main_writes_json_with_the_tekken_vocabulary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "figures.json"
+    code = conformance.main([str(DATA / "suite"), "--files", "basic.json", "--limit", "1",
+                             "--tokenizer", "tekken131k", "--json", str(target)])
+    assert code == 0
+    data = json.loads(target.read_text(encoding="utf-8"))
+    assert data["tokenizer"] == "tekken131k" and data["vocab_size"] == 131072
+    assert data["sections"][SUITE]["schemas"] == 1
+    assert data["sections"][SUITE]["engines"]["schemac"]["instances_checked"] == 4
+    assert "tekken131k" in capsys.readouterr().out

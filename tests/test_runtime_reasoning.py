@@ -1,0 +1,137 @@
+"""Reasoning gate: free tokens inside an inline block, JSON constrained right after its end."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import pytest
+import torch
+
+import schemac
+from schemac.runtime import Engine, ReasoningConfig, RequestOptions, StructuredOutputError, finalize_request, tekken_tokenizer
+from schemac.runtime.reasoning import GateState, initial_state, step
+
+VOCAB = 1000 + 3000
+CFG = ReasoningConfig()
+SCHEMA = {"type": "object", "properties": {"s": {"type": "string"}}, "required": ["s"], "additionalProperties": False}
+
+
+@lru_cache(maxsize=None)
+def tok():
+    return tekken_tokenizer(vocab_size=VOCAB, added_tokens=["<think>", "</think>"])
+
+
+@lru_cache(maxsize=None)
+def engine() -> Engine:
+    return Engine.from_hf(tok(), lm_head_size=VOCAB + 2)
+
+
+def enc(text: str) -> list[int]:
+    return tok().encode(text, add_special_tokens=False)
+
+
+def pieces(*parts: str) -> list[int]:
+    """Tokens spelling `parts` with a token boundary between parts (alternative tokenisation)."""
+    return [t for p in parts for t in enc(p)]
+
+
+def admit(prompt: str = "[INST] go [/INST]<think>", reasoning: ReasoningConfig | None = CFG):
+    eng = engine()
+    s = eng.admit(schemac.compile(SCHEMA), RequestOptions(eng.tokenizer.fingerprint, tuple(enc(prompt)), reasoning))
+    s.wait_ready(30)
+    return s
+
+
+def mask(state, drafts=()):
+    bm = engine().allocate_bitmask(len(drafts) + 1)
+    bm.fill_(0x1234)
+    engine().fill(bm, [(state, 0, list(drafts))])
+    return bm
+
+
+def fresh_grammar_row():
+    return mask(admit(reasoning=None))[0]
+
+
+
+def test_initial_state_follows_the_rendered_prompt():
+    assert initial_state(CFG, b"[INST] x [/INST]<think>\n") == GateState(True)
+    assert initial_state(CFG, b"[INST] x [/INST]<think>\n\n</think>\n\n") == GateState(False)
+    assert initial_state(CFG, b"[INST] x [/INST]") == GateState(False)  # no toggle: no assumption
+    assert initial_state(None, b"<think>") == GateState(False)
+    assert admit().in_reasoning
+    assert not admit("[INST] go [/INST]<think>ok</think>").in_reasoning
+    assert not admit("[INST] go [/INST]").in_reasoning
+
+
+def test_step_matches_across_token_boundaries():
+    marker = b"</think>"
+    s, out = step(GateState(True), marker, b"so </")
+    assert s == GateState(True, b"</") and out is None
+    s, out = step(s, marker, b"thi")
+    assert s.reasoning and out is None
+    s, out = step(s, marker, b"nk>\n {")
+    assert s == GateState(False) and out == b"{"
+    assert step(GateState(False), marker, b"</think>") == (GateState(False), None)
+
+
+@pytest.mark.parametrize("split", [("</", "think", ">"), ("</th", "i", "nk>"), ("</think>",)])
+def test_end_marker_split_across_tokens(split):
+    s = admit()
+    thinking = pieces("I should answer ", *split)
+    for t in thinking[:-1]:
+        assert bool((mask(s)[0] == -1).all())  # unconstrained while reasoning
+        assert s.commit([t])
+    assert s.in_reasoning
+    s.commit(thinking[-1:])
+    assert not s.in_reasoning
+    assert torch.equal(mask(s)[0], fresh_grammar_row())  # constrained immediately
+    assert s.commit(enc('{"s": "x"}')) and s.commit([2])
+    assert finalize_request(s, "stop").value == {"s": "x"}
+
+
+def test_marker_inside_a_draft():
+    s = admit()
+    s.commit(enc("hmm"))
+    drafts = pieces(" ok </th", "ink>", '{"s')
+    got = mask(s, drafts)
+    at = len(pieces(" ok </th", "ink>"))
+    for i in range(at):
+        assert bool((got[i] == -1).all()), i
+    ref = admit(reasoning=None)
+    expected = mask(ref, enc('{"s'))
+    assert torch.equal(got[at:], expected)
+    assert s.in_reasoning and bool((mask(s)[0] == -1).all())  # draft rolled back
+    # a draft whose answer bytes are invalid ends the rows there
+    bad = pieces(" </think>", "zz", "{")
+    got = mask(s, bad)
+    cut = len(enc(" </think>"))
+    assert torch.equal(got[cut], fresh_grammar_row())
+    assert all(torch.equal(r, engine().filler.stop) for r in got[cut + 1 :])
+
+
+def test_marker_text_inside_json_string_is_literal():
+    s = admit()
+    s.commit(pieces("think", "</think>"))
+    body = '{"s": "a </think> and <think> b"}'
+    assert s.commit(enc(body)) and s.is_accepting()
+    s.commit([2])
+    assert finalize_request(s, "stop").value == {"s": "a </think> and <think> b"}
+
+
+def test_rollback_across_the_marker():
+    s = admit()
+    s.commit(enc("x"))
+    s.accept(pieces(" </", "think>", '{"'))
+    assert not s.in_reasoning
+    s.rollback(len(pieces("think>", '{"')))
+    assert s.in_reasoning and s.answer == ""
+    s.accept(pieces("think>"))
+    assert not s.in_reasoning
+
+
+def test_eos_inside_reasoning_is_an_error_not_an_answer():
+    s = admit()
+    s.commit(enc("thinking forever") + [2])
+    with pytest.raises(StructuredOutputError) as exc:
+        finalize_request(s, "stop")
+    assert exc.value.code == "answer-missing"
