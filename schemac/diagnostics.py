@@ -95,6 +95,8 @@ class DiagnosticSink:
 # code -> (summary, example of a schema that triggers it). The README's table is generated from this.
 CODES: dict[str, tuple[str, str]] = {
     "invalid-json": ("The schema text is not valid JSON (line and column given).", '{"type": '),
+    "invalid-yaml": ("The schema file is not valid YAML (line and column given); YAML needs `schemac[yaml]`.", "type: [string"),
+    "internal-error": ("schemac itself failed on this schema (a bug: please report it with the schema).", ""),
     "duplicate-key": ("An object in the schema repeats a key; its meaning is ambiguous.", '{"type": "string", "type": "number"}'),
     "invalid-schema": ("The document is not a JSON Schema (must be an object or a boolean), or a keyword has a malformed value.", "[1, 2]"),
     "invalid-number": ("NaN, Infinity or a number that overflows a double appears in the schema.", '{"maximum": 1e400}'),

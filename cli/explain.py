@@ -1,0 +1,190 @@
+"""`schemac explain`: what each lowering pass did to each node, the budget used, the grammar size.
+
+The lowering walker has no tracing hook, so this module walks the bundle itself with the same
+`schemac.lower.PASSES`, in the same order (children first, then the passes on the node), and
+records every pass that changed a node. The authoritative result (lowered schema, grammar,
+budget, diagnostics) always comes from the real pipeline; tests check the traced walk lowers to
+the same schema, so the two cannot drift apart unnoticed.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from schemac.schema import SUBSCHEMA_KEYWORDS, Schema, ref_name
+
+_SHOWN = 400  # characters of a node shown before and after a pass; --emit prints everything
+
+
+@dataclass(frozen=True)
+class Step:
+    """One pass that changed the node at `pointer` (a pointer into the user's document)."""
+
+    pointer: str
+    pass_name: str
+    before: Schema
+    after: Schema
+
+
+def _pass_name(fn: Callable[..., Any]) -> str:
+    return fn.__module__.rsplit(".", 1)[-1]
+
+
+def tracing_walker(steps: list[Step]) -> Callable[[Schema, Any], Schema]:
+    """A walker equivalent to `schemac.lower.lower_node` that records each changing pass."""
+    from schemac.lower import PASSES, lower_node
+
+    def walk(node: Schema, ctx: Any) -> Schema:
+        if not isinstance(node, dict):
+            return lower_node(node, ctx)  # booleans, and the walker's own error for anything else
+        ctx.budget.check_deadline(ctx.pointer)
+        out: dict[str, Any] = {}
+        for kw, value in node.items():
+            shape = SUBSCHEMA_KEYWORDS.get(kw)
+            if shape == "one" and isinstance(value, (dict, bool)):
+                out[kw] = walk(value, ctx.at(kw))
+            elif shape == "list" and isinstance(value, list):
+                out[kw] = [walk(v, ctx.at(kw, i)) for i, v in enumerate(value)]
+            elif shape == "map" and isinstance(value, dict) and kw != "$defs":
+                out[kw] = {k: walk(v, ctx.at(kw, k)) for k, v in value.items()}
+            else:
+                out[kw] = value
+        result: Schema = out
+        for p in PASSES:
+            if isinstance(result, bool):
+                break
+            before = result
+            result = p(result, ctx)
+            if result != before:
+                steps.append(Step(ctx.pointer, _pass_name(p), before, result))
+        return result
+
+    return walk
+
+
+def _refs(node: Any) -> set[str]:
+    found: set[str] = set()
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, dict):
+            name = ref_name(cur)
+            if name is not None:
+                found.add(name)
+            stack.extend(cur.values())
+        elif isinstance(cur, list):
+            stack.extend(cur)
+    return found
+
+
+def trace(value: Schema, upgrade_drafts: bool, strict_formats: bool) -> tuple[list[Step], Schema | None, Exception | None]:
+    """Run the front end, then the traced lowering of the root and every definition it reaches.
+
+    Returns the steps, the lowered root (None if a stage rejected) and the CompileError if any.
+    """
+    from schemac.budget import Budget, Limits
+    from schemac.client_options import reject_client_options
+    from schemac.diagnostics import CompileError, DiagnosticSink
+    from schemac.dialect import apply_dialect
+    from schemac.formats import apply_formats
+    from schemac.lower.context import Definitions, LowerContext
+    from schemac.regex import check_patterns
+    from schemac.resolve import resolve
+
+    steps: list[Step] = []
+    budget = Budget(Limits())
+    sink = DiagnosticSink()
+    try:
+        reject_client_options(value)
+        upgraded, _ = apply_dialect(value, upgrade_drafts)
+        bundle = resolve(upgraded, budget)
+        bundle = apply_formats(bundle, strict_formats, sink)
+        check_patterns(bundle.as_schema(), budget)
+        walker = tracing_walker(steps)
+        ctx = LowerContext(budget, Definitions(bundle), sink, "", 0, walker)
+        root = walker(bundle.root, ctx)
+        pending, done = _refs(root), set()
+        while pending - done:
+            name = sorted(pending - done)[0]
+            done.add(name)
+            pending |= _refs(ctx.definition(name))
+    except CompileError as exc:
+        return steps, None, exc
+    return steps, root, None
+
+
+def _short(node: Schema) -> str:
+    text = json.dumps(node, ensure_ascii=False, sort_keys=False)
+    return text if len(text) <= _SHOWN else text[:_SHOWN] + f"… ({len(text)} chars)"
+
+
+def run_explain(file: str, text: str | None, pointer: str | None, emit: str | None,
+                upgrade_drafts: bool, strict_formats: bool, console: Any) -> int:
+    """Print the explanation (or the --emit output); returns the exit code (0 compiled, 1 rejected)."""
+    import click
+    from rich.console import Console
+
+    from schemac.cli.report import render_diagnostics
+    from schemac.cli.runner import Outcome, Task, locate_all, read_source
+    from schemac.diagnostics import CompileError
+    from schemac.load import load
+    from schemac.locate import Locator
+    from schemac.pipeline import compile_schema
+
+    task = Task(display="<stdin>" if file == "-" else file, path=None if file == "-" else Path(file), text=text)
+    locator: Callable[[], Locator] = lambda: Locator({})  # noqa: E731 - until the source is read
+    try:
+        source, locator = read_source(task)
+        artifact = compile_schema(source, upgrade_drafts=upgrade_drafts, strict_formats=strict_formats,
+                                  use_cache=False)
+    except CompileError as exc:
+        if emit is None:
+            _explain_steps(task.display, source_steps(task, upgrade_drafts, strict_formats), pointer, locator(), console)
+        else:  # keep stdout for what --emit promised
+            console = Console(stderr=True, highlight=False)
+        render_diagnostics(Outcome(task.display, "rejected", locate_all(exc.diagnostics, locator)), console)
+        return 1
+    if emit is not None:
+        click.echo(artifact.grammar if emit == "grammar" else json.dumps(artifact.lowered, indent=2, ensure_ascii=False))
+        return 0
+    steps = trace(load(source), upgrade_drafts, strict_formats)[0]
+    _explain_steps(task.display, steps, pointer, locator(), console)
+    for kind, use in artifact.budget.items():
+        console.print(f"budget {kind}: {use['used']} of {use['limit']}", highlight=False)
+    size = len(artifact.grammar.encode("utf-8"))
+    console.print(f"grammar: {size} bytes; compiled in {artifact.compile_ms:.1f} ms", highlight=False)
+    render_diagnostics(Outcome(task.display, "ok", locate_all(artifact.diagnostics, locator)), console)
+    return 0
+
+
+def source_steps(task: Any, upgrade_drafts: bool, strict_formats: bool) -> list[Step]:
+    """The steps traced before a rejected schema's failure (none when it does not even load)."""
+    from schemac.cli.runner import read_source
+    from schemac.diagnostics import CompileError
+    from schemac.load import load
+
+    try:
+        return trace(load(read_source(task)[0]), upgrade_drafts, strict_formats)[0]
+    except CompileError:
+        return []
+
+
+def _explain_steps(display: str, steps: list[Step], pointer: str | None, where: Any, console: Any) -> None:
+    import click
+    from rich.markup import escape
+
+    if pointer is not None:
+        if where.positions.get(pointer) is None and not any(s.pointer == pointer for s in steps):
+            raise click.UsageError(f"--pointer {pointer!r}: no such node in {display}")
+        steps = [s for s in steps if s.pointer == pointer]
+    if not steps:
+        target = f"the node at {pointer or '/'}" if pointer is not None else "any node"
+        console.print(f"no lowering pass changed {escape(target)}", highlight=False)
+    for s in steps:
+        line, col = where.position(s.pointer) or (1, 1)
+        console.print(f"[cyan]{escape(s.pointer or '/')}[/cyan] ({escape(display)}:{line}:{col}) "
+                      f"[bold]{s.pass_name}[/bold]", highlight=False, soft_wrap=True)
+        console.print(f"    before: {escape(_short(s.before))}", highlight=False, soft_wrap=True)
+        console.print(f"    after:  {escape(_short(s.after))}", highlight=False, soft_wrap=True)

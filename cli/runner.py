@@ -1,0 +1,176 @@
+"""Compile many schema files, in worker processes when asked, into plain picklable outcomes.
+
+A worker reads its own file and writes its own artifact, so only small records cross process
+boundaries. Diagnostics come back located: the loader's line/column when it gave one, else the
+JSON Pointer looked up in the file's text (or the YAML node marks).
+"""
+from __future__ import annotations
+
+import os
+import traceback
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+STDIN = "-"
+
+
+@dataclass(frozen=True)
+class Task:
+    """One schema to compile. `text` is set for stdin; files are read by the worker."""
+
+    display: str
+    path: Path | None
+    text: str | None = None
+    upgrade_drafts: bool = False
+    strict_formats: bool = False
+    cache_dir: str | None = None
+    use_cache: bool = True
+    ignore: frozenset[str] = frozenset()
+    artifact_path: Path | None = None
+
+
+@dataclass
+class Outcome:
+    """What happened to one schema. status: ok | rejected | ignored (every error ignored by config)."""
+
+    display: str
+    status: str
+    diagnostics: list[dict[str, Any]] = field(default_factory=list)
+    suppressed: int = 0
+    budget: dict[str, dict[str, int]] = field(default_factory=dict)
+    compile_ms: float = 0.0
+    grammar_bytes: int = 0
+    artifact: str | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.status != "rejected"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.display,
+            "status": self.status,
+            "compile_ms": round(self.compile_ms, 3),
+            "budget": self.budget,
+            "grammar_bytes": self.grammar_bytes,
+            "artifact": self.artifact,
+            "suppressed": self.suppressed,
+            "diagnostics": self.diagnostics,
+        }
+
+
+def _is_yaml(task: Task) -> bool:
+    return task.path is not None and task.path.suffix.lower() in (".yaml", ".yml")
+
+
+def read_source(task: Task) -> tuple[Any, Callable[[], Any]]:
+    """The schema source for compile_schema and a lazy locator factory."""
+    from schemac.locate import Locator
+
+    if task.text is not None:
+        text = task.text
+        return text, lambda: Locator.from_json_text(text)
+    assert task.path is not None
+    raw = task.path.read_bytes()
+    if _is_yaml(task):
+        from schemac.cli.yaml_load import load_yaml
+
+        value, positions = load_yaml(raw.decode("utf-8"))
+        return value, lambda: Locator(positions)
+    return raw, lambda: Locator.from_json_text(raw.decode("utf-8", errors="replace"))
+
+
+def locate_all(diagnostics: list[Any], locator: Callable[[], Any]) -> list[dict[str, Any]]:
+    out = []
+    cached: list[Any] = []
+    for d in diagnostics:
+        record = d.to_json()
+        if d.line is None:
+            if not cached:
+                cached.append(locator())
+            where = cached[0].position(d.pointer)
+            record["line"], record["column"] = where if where is not None else (1, 1)
+        out.append(record)
+    return out
+
+
+def run_task(task: Task) -> Outcome:
+    """Compile one schema; never raises (a crash becomes an `internal-error` diagnostic)."""
+    from schemac.diagnostics import CompileError, Severity
+    from schemac.locate import Locator
+    from schemac.pipeline import compile_schema
+
+    locator: Callable[[], Any] = lambda: Locator({})  # noqa: E731 - replaced once the source is read
+    strict = task.strict_formats and "unknown-format" not in task.ignore
+    try:
+        source, locator = read_source(task)
+        artifact = compile_schema(
+            source,
+            upgrade_drafts=task.upgrade_drafts,
+            strict_formats=strict,
+            cache_dir=task.cache_dir,
+            use_cache=task.use_cache,
+        )
+    except CompileError as exc:
+        # with no artifact to write, `compile` cannot honour an ignored error: only warnings go
+        kept = [
+            d for d in exc.diagnostics
+            if d.code not in task.ignore or (task.artifact_path is not None and d.severity is Severity.ERROR)
+        ]
+        status = "rejected" if any(d.severity is Severity.ERROR for d in kept) else "ignored"
+        return Outcome(task.display, status, locate_all(kept, locator), len(exc.diagnostics) - len(kept))
+    except OSError as exc:
+        from schemac.diagnostics import error
+
+        d = error("invalid-schema", "", f"cannot read the file: {exc.strerror or exc}")
+        return Outcome(task.display, "rejected", [{**d.to_json(), "line": 1, "column": 1}])
+    except UnicodeDecodeError as exc:
+        from schemac.diagnostics import error
+
+        code = "invalid-yaml" if _is_yaml(task) else "invalid-json"
+        d = error(code, "", f"the file is not valid UTF-8: {exc.reason}")
+        return Outcome(task.display, "rejected", [{**d.to_json(), "line": 1, "column": 1}])
+    except Exception as exc:  # a compiler bug must not take the whole run down
+        from schemac.diagnostics import error
+
+        last = traceback.extract_tb(exc.__traceback__)[-1]
+        d = error(
+            "internal-error", "",
+            f"{type(exc).__name__}: {exc} (at {Path(last.filename).name}:{last.lineno})",
+            "please report this with the schema",
+        )
+        return Outcome(task.display, "rejected", [{**d.to_json(), "line": 1, "column": 1}])
+    kept = [d for d in artifact.diagnostics if d.code not in task.ignore]
+    written = None
+    if task.artifact_path is not None:
+        written = str(artifact.save(task.artifact_path))
+    return Outcome(
+        task.display, "ok", locate_all(kept, locator), len(artifact.diagnostics) - len(kept),
+        artifact.budget, artifact.compile_ms, len(artifact.grammar.encode("utf-8")), written,
+    )
+
+
+def run_all(tasks: list[Task], jobs: int, on_done: Callable[[], None] | None = None) -> Iterator[Outcome]:
+    """Outcomes in task order; `jobs` > 1 spreads the work over that many processes."""
+    jobs = max(1, min(jobs, len(tasks)))
+    if jobs == 1:
+        for task in tasks:
+            yield run_task(task)
+            if on_done:
+                on_done()
+        return
+    chunk = max(1, min(64, len(tasks) // (jobs * 16)))
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        for outcome in pool.map(run_task, tasks, chunksize=chunk):
+            yield outcome
+            if on_done:
+                on_done()
+
+
+def default_jobs() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1

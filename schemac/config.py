@@ -1,0 +1,225 @@
+"""Project configuration: `[tool.schemac]` in pyproject.toml, or a schemac.toml.
+
+Searched upward from the working directory (the first folder holding a schemac.toml, or a
+pyproject.toml with a `[tool.schemac]` table, wins); `--config FILE` overrides the search.
+Keys (all optional; command-line flags override them):
+
+    strict-formats = true            # unknown `format` values are errors, not dropped annotations
+    upgrade-drafts = true            # rewrite draft-04/06/07/2019-09 schemas to 2020-12
+    include = ["schemas/**/*.json"]  # which files count as schemas (default: *.json, *.yaml, *.yml)
+    exclude = ["**/fixtures/**"]     # never checked, even when named on the command line
+    per-file-ignores = {"schemas/legacy/*.json" = ["unknown-format"]}
+
+Globs are relative to the configuration file's folder; `**` spans folders, `*` and `?` stay
+within one, and a glob without `/` matches the file name in any folder. An ignored code is left
+out of every report, and a schema whose only errors are ignored passes `check` (no artifact can
+be written for it, so `compile` still fails it) — except `unknown-format`, which for those files
+turns `strict-formats` off, so they compile with the formats dropped as annotations.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from schemac.diagnostics import CODES
+
+_KEYS = frozenset({"strict-formats", "upgrade-drafts", "include", "exclude", "per-file-ignores"})
+
+
+class ConfigError(ValueError):
+    """A configuration file that cannot be read or has an unknown key or a malformed value."""
+
+
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """Compile a path glob (`**`, `*`, `?`, `[...]`) to a regex over '/'-separated paths."""
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+            continue
+        if pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+            continue
+        if ch == "*":
+            out.append("[^/]*")
+        elif ch == "?":
+            out.append("[^/]")
+        elif ch == "[":
+            end = pattern.find("]", i + 2)
+            if end < 0:
+                out.append(re.escape(ch))
+            else:
+                body = pattern[i + 1:end]
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out.append("[" + body.replace("\\", "\\\\") + "]")
+                i = end
+        else:
+            out.append(re.escape(ch))
+        i += 1
+    return re.compile("".join(out) + r"\Z")
+
+
+@dataclass(frozen=True)
+class Glob:
+    pattern: str
+    regex: re.Pattern[str] = field(compare=False, repr=False)
+
+    @classmethod
+    def of(cls, pattern: str) -> "Glob":
+        pattern = pattern.removeprefix("./")
+        return cls(pattern, glob_regex(pattern))
+
+    def matches(self, relpath: str) -> bool:
+        target = relpath if "/" in self.pattern else PurePosixPath(relpath).name
+        return self.regex.match(target) is not None
+
+
+@dataclass(frozen=True)
+class Config:
+    """Settings for one run; `root` is the folder globs are relative to."""
+
+    root: Path
+    source: Path | None = None
+    strict_formats: bool | None = None
+    upgrade_drafts: bool | None = None
+    include: tuple[Glob, ...] = ()
+    exclude: tuple[Glob, ...] = ()
+    per_file_ignores: tuple[tuple[Glob, frozenset[str]], ...] = ()
+
+    def relative(self, path: Path) -> str:
+        resolved = path.resolve()
+        try:
+            return resolved.relative_to(self.root.resolve()).as_posix()
+        except ValueError:
+            return resolved.as_posix()
+
+    def selects(self, path: Path) -> bool:
+        """Whether `path` is a schema to check: not excluded, and included when `include` is set.
+
+        Applies to files named on the command line too: pre-commit passes every JSON file.
+        """
+        rel = self.relative(path)
+        if any(g.matches(rel) for g in self.exclude):
+            return False
+        if self.include:
+            return any(g.matches(rel) for g in self.include)
+        return True
+
+    def ignored_codes(self, path: Path | None) -> frozenset[str]:
+        if path is None:
+            return frozenset()
+        rel = self.relative(path)
+        out: set[str] = set()
+        for glob, codes in self.per_file_ignores:
+            if glob.matches(rel):
+                out |= codes
+        return frozenset(out)
+
+
+def _toml_load(path: Path) -> dict[str, Any]:
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        try:
+            import tomli as tomllib  # type: ignore[no-redef]
+        except ModuleNotFoundError:
+            raise ConfigError(
+                f"{path}: reading configuration files needs Python 3.11+ or the 'tomli' package"
+            ) from None
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
+
+
+def _table(path: Path) -> dict[str, Any] | None:
+    """The schemac table of a config file; None for a pyproject.toml without one."""
+    if path.name == "pyproject.toml":
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if "tool.schemac" not in text and "[tool]" not in text:
+            return None  # cheap pre-check: most pyproject files are not ours, and need no TOML parser
+        table = _toml_load(path).get("tool", {}).get("schemac")
+        if table is None:
+            return None
+        if not isinstance(table, dict):
+            raise ConfigError(f"{path}: [tool.schemac] must be a table")
+        return table
+    return _toml_load(path)
+
+
+def find_config(start: Path) -> Path | None:
+    """The nearest schemac.toml or pyproject.toml with `[tool.schemac]`, from `start` upward."""
+    for folder in [start.resolve(), *start.resolve().parents]:
+        for name in ("schemac.toml", "pyproject.toml"):
+            candidate = folder / name
+            if candidate.is_file() and _table(candidate) is not None:
+                return candidate
+    return None
+
+
+def _flag(path: Path, table: dict[str, Any], key: str) -> bool | None:
+    value = table.get(key)
+    if value is not None and not isinstance(value, bool):
+        raise ConfigError(f"{path}: '{key}' must be true or false")
+    return value
+
+
+def _globs(path: Path, table: dict[str, Any], key: str) -> tuple[Glob, ...]:
+    value = table.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{path}: '{key}' must be a list of glob strings")
+    return tuple(Glob.of(v) for v in value)
+
+
+def _ignores(path: Path, table: dict[str, Any]) -> tuple[tuple[Glob, frozenset[str]], ...]:
+    value = table.get("per-file-ignores", {})
+    if not isinstance(value, dict):
+        raise ConfigError(f"{path}: 'per-file-ignores' must be a table of glob = [codes]")
+    out = []
+    for pattern, codes in value.items():
+        if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
+            raise ConfigError(f"{path}: per-file-ignores[{pattern!r}] must be a list of diagnostic codes")
+        unknown = sorted(set(codes) - set(CODES))
+        if unknown:
+            raise ConfigError(f"{path}: per-file-ignores[{pattern!r}]: unknown code(s) {', '.join(unknown)}")
+        out.append((Glob.of(pattern), frozenset(codes)))
+    return tuple(out)
+
+
+def parse_config(path: Path, table: dict[str, Any]) -> Config:
+    unknown = sorted(set(table) - _KEYS)
+    if unknown:
+        raise ConfigError(f"{path}: unknown key(s) {', '.join(unknown)} (known: {', '.join(sorted(_KEYS))})")
+    return Config(
+        root=path.parent,
+        source=path,
+        strict_formats=_flag(path, table, "strict-formats"),
+        upgrade_drafts=_flag(path, table, "upgrade-drafts"),
+        include=_globs(path, table, "include"),
+        exclude=_globs(path, table, "exclude"),
+        per_file_ignores=_ignores(path, table),
+    )
+
+
+def load_config(path: Path | None = None, start: Path | None = None) -> Config:
+    """The given file's settings, else the nearest one found from `start` (default: CWD), else defaults."""
+    if path is None:
+        path = find_config(start or Path.cwd())
+        if path is None:
+            return Config(root=(start or Path.cwd()))
+    elif not path.is_file():
+        raise ConfigError(f"{path}: no such configuration file")
+    table = _table(path)
+    if table is None:
+        raise ConfigError(f"{path}: has no [tool.schemac] table")
+    return parse_config(path, table)
