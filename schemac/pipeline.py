@@ -33,6 +33,7 @@ def cache_key(schema: Any, options: dict[str, Any]) -> str:
 
 def _build(schema: Any, options: dict[str, Any], key: str, limits: Limits) -> Artifact:
     from schemac.client_options import reject_client_options
+    from schemac.compat import legacy_dependencies
     from schemac.dialect import DIALECT_2020_12, apply_dialect
     from schemac.emit import emit
     from schemac.formats import apply_formats
@@ -46,7 +47,7 @@ def _build(schema: Any, options: dict[str, Any], key: str, limits: Limits) -> Ar
     try:
         reject_client_options(schema)
         upgraded, source_dialect = apply_dialect(schema, options["upgrade_drafts"])
-        bundle = resolve(upgraded, budget)
+        bundle = resolve(legacy_dependencies(upgraded), budget)
         bundle = apply_formats(bundle, options["strict_formats"], sink)
         check_patterns(bundle, budget)
         lowered = lower_bundle(bundle, budget, sink)

@@ -95,7 +95,7 @@ def test_unknown_format_is_a_warning_or_an_error_under_strict() -> None:
 
 def test_enforced_format_kept() -> None:
     art = schemac.compile({"type": "string", "format": "date"}, use_cache=False)
-    assert art.lowered == {"type": "string", "format": "date"}
+    assert art.schema == {"type": "string", "format": "date"}  # final validation checks it
     assert art.diagnostics == []
 
 
@@ -128,3 +128,16 @@ def test_artifact_json_is_plain_and_records_versions() -> None:
     assert data["schema"] == {"type": "integer", "minimum": 0}
     assert len(data["key"]) == 64 and len(data["checksum"]) == 64
     assert set(data["budget"]) == {"entries", "evaluations", "regex_chars"}
+
+
+def test_legacy_dependencies_in_2020_12_are_enforced() -> None:
+    schema = {"dependencies": {"a": ["b"], "c": {"required": ["d"]}}, "properties": {"x": {"dependencies": {"p": ["q"]}}}}
+    art = schemac.compile(schema, use_cache=False)
+    assert art.schema["dependentRequired"] == {"a": ["b"]}
+    assert art.schema["dependentSchemas"] == {"c": {"required": ["d"]}}
+    assert art.schema["properties"]["x"] == {"dependentRequired": {"p": ["q"]}}
+    from schemac.validate import FinalValidator
+
+    v = FinalValidator(art.schema)
+    assert not v.is_valid({"a": 1}) and v.is_valid({"a": 1, "b": 2}) and not v.is_valid({"c": 1})
+    assert not v.is_valid({"x": {"p": 1}})
