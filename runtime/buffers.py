@@ -145,18 +145,18 @@ class PendingTokens:
     def __init__(self, views: tuple[torch.Tensor, ...], event: Any) -> None:
         self._views = views
         self._event = event
-        self._values: tuple[list[Any], ...] | None = None
+        self._values: tuple[torch.Tensor, ...] | None = None
 
     def ready(self) -> bool:
         """Whether ``wait()`` would return without blocking."""
         return self._values is not None or self._event is None or bool(self._event.query())
 
-    def wait(self) -> tuple[list[Any], ...]:
-        """Return the tokens as Python lists (one per tensor given to ``start``)."""
+    def wait(self) -> tuple[torch.Tensor, ...]:
+        """Return the tokens as CPU int64 tensors the caller owns (one per tensor given to ``start``)."""
         if self._values is None:
             if self._event is not None:
                 self._event.synchronize()
-            self._values = tuple(v.tolist() for v in self._views)
+            self._values = tuple(v.clone() for v in self._views)
             self._views = ()
         return self._values
 
@@ -190,7 +190,7 @@ class TokenCopier:
 
         device = torch.device(self.device)
         if device.type != "cuda":
-            return PendingTokens(tuple(t.detach().clone() for t in tokens), None)
+            return PendingTokens(tuple(t.detach().to(torch.int64, copy=True) for t in tokens), None)
         total = sum(t.numel() for t in tokens)
         if total == 0:
             return PendingTokens(tuple(torch.empty(t.shape, dtype=torch.int64) for t in tokens), None)
