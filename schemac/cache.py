@@ -2,13 +2,15 @@
 
 Disk entries are written atomically and re-verified (checksum, versions, key) on every load; a
 corrupt or foreign entry is deleted and recompiled, never trusted. The disk cache is bounded in
-bytes: after each write the least recently used entries go until it fits.
+bytes, with eviction amortised over writes (see `DiskCache`).
 """
 from __future__ import annotations
 
 import os
 import threading
+import time
 from collections import OrderedDict
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from schemac.artifact import Artifact, ArtifactError
@@ -62,12 +64,53 @@ class MemoryCache:
         return self._bytes
 
 
-class DiskCache:
-    """`<dir>/<key[:2]>/<key>.json`; safe with concurrent writers (atomic rename, same content)."""
+@dataclass
+class _Usage:
+    """What this process believes a cache directory holds; shared by its DiskCache objects."""
 
-    def __init__(self, root: str | os.PathLike[str], max_bytes: int = 512 * 1024 * 1024) -> None:
+    estimate: int = -1  # bytes; -1 until first measured
+    puts: int = 0  # writes since the last measurement
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+_USAGE: dict[Path, _Usage] = {}
+_USAGE_LOCK = threading.Lock()
+
+
+class DiskCache:
+    """`<dir>/<key[:2]>/<key>.json`; safe with concurrent writers (atomic rename, same content).
+
+    Eviction is amortised: each process keeps a running size estimate per directory (the bytes
+    it measured plus every entry it has written since; an overwrite counts twice, so the estimate
+    only errs high) and re-scans the directory only when the estimate passes `max_bytes` or
+    every `rescan_every` writes. A scan evicts least-recently-used entries down to
+    `low_water * max_bytes`, so the next one is at least `(1 - low_water) * max_bytes` of writes
+    away: O(1) amortised per write instead of a directory scan per write.
+
+    Bound: with one writer process the directory never holds more than `max_bytes` once a
+    `put` returns (during a put, one entry more). With P writer processes each one's estimate
+    misses what the others wrote since its last scan, so the directory may reach
+    `max_bytes + (P - 1) * ((1 - low_water) * max_bytes + rescan_every entries)` before a scan
+    brings it back; the next scan by any writer restores `max_bytes`.
+    """
+
+    #: temporary files older than this are a crashed writer's leftovers and are removed
+    STALE_TMP_S = 600.0
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        max_bytes: int = 512 * 1024 * 1024,
+        low_water: float = 0.9,
+        rescan_every: int = 1024,
+    ) -> None:
         self.root = Path(root)
         self.max_bytes = max_bytes
+        self.low_water = low_water
+        self.rescan_every = rescan_every
+        key = Path(os.path.abspath(self.root))
+        with _USAGE_LOCK:
+            self._usage = _USAGE.setdefault(key, _Usage())
 
     def _path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.json"
@@ -93,25 +136,56 @@ class DiskCache:
     def put(self, artifact: Artifact) -> None:
         """Best effort: a full disk or a read-only cache never fails a compile."""
         try:
-            artifact.save(self._path(artifact.key))
-            self._evict()
+            path = artifact.save(self._path(artifact.key))
+            size = path.stat().st_size
         except OSError:
             return
+        usage = self._usage
+        with usage.lock:
+            usage.puts += 1
+            if usage.estimate >= 0:
+                usage.estimate += size
+            if usage.estimate < 0 or usage.estimate > self.max_bytes or usage.puts >= self.rescan_every:
+                try:
+                    usage.estimate = self._evict()
+                except OSError:
+                    usage.estimate = -1
+                usage.puts = 0
 
-    def _evict(self) -> None:
+    def usage(self) -> int:
+        """Bytes the directory holds now (a scan; for tests and benchmarks)."""
+        return sum(size for _, size, _ in self._entries())
+
+    def _entries(self) -> list[tuple[float, int, Path]]:
         entries = []
-        total = 0
+        now = time.time()
         for path in self.root.glob("*/*.json"):
             try:
                 st = path.stat()
             except OSError:
                 continue
+            if path.name.startswith(".tmp-"):
+                if now - st.st_mtime > self.STALE_TMP_S:
+                    path.unlink(missing_ok=True)
+                    continue
             entries.append((st.st_mtime, st.st_size, path))
-            total += st.st_size
+        return entries
+
+    def _evict(self) -> int:
+        """Scan, and if over `max_bytes` drop LRU entries to the low-water mark; returns bytes kept."""
+        entries = self._entries()
+        total = sum(size for _, size, _ in entries)
         if total <= self.max_bytes:
-            return
+            return total
+        target = int(self.max_bytes * self.low_water)
         for _, size, path in sorted(entries):
-            path.unlink(missing_ok=True)
+            if path.name.startswith(".tmp-"):
+                continue  # another writer's file in flight
+            try:
+                path.unlink()
+            except FileNotFoundError:
+                pass  # another process evicted it first: its bytes are gone all the same
             total -= size
-            if total <= self.max_bytes:
+            if total <= target:
                 break
+        return total

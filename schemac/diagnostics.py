@@ -112,6 +112,7 @@ CODES: dict[str, tuple[str, str]] = {
     "budget-exhausted": ("A lowering needed more expansion than the schema's shared budget allows.", ""),
     "too-large": ("The schema exceeds a size, depth or deadline limit.", ""),
     "unsatisfiable": ("No JSON value satisfies the schema, so no answer could ever be generated.", "false"),
+    "tool-parameters-unsupported": ("A function's parameters schema has a shape the tool envelope cannot write exactly (DSML names each argument: an object schema with properties/required/additionalProperties only).", '{"type": "object", "properties": {"a": {}}, "minProperties": 1}'),
     "grammar-error": ("llguidance rejected the emitted grammar.", ""),
     "not-exact": ("A `not` operand has no exact complement that llguidance can enforce.", '{"not": {"pattern": "a+"}}'),
     "one-of-not-exact": ("A `oneOf` whose branches overlap and cannot be made exclusive exactly.", ""),

@@ -1,8 +1,26 @@
-"""Formats: keep the ones llguidance enforces, drop the rest as the annotations they are.
+"""Formats: enforce the ten that the final validator asserts, exactly; drop the rest as annotations.
 
-Known formats are treated as assertions (the grammar enforces them and so does the final
-validator); an unknown format has no validation meaning in 2020-12, so dropping it is exact, but
-the user may have relied on it, hence the warning (an error under strict formats).
+Known formats are assertions: the final validator checks them (`schemac.validate.FORMAT_CHECKS`)
+and the grammar must accept exactly the same strings. llguidance 1.9.1's own format regexes do
+not always agree with those checks, so each format is handled by what makes the two equal:
+
+* `duration`, `ipv4`, `uuid`: llguidance's regex is the RFC grammar the validator checks; kept.
+* `hostname`: llguidance checks the labels but not the 253-octet total; `maxLength: 253` is added
+  (host names are ASCII, so characters are octets).
+* `date`, `time`, `date-time`: llguidance allows Feb 29 in every year and second 60 at any time;
+  `email`, `ipv6`, `uri`: llguidance lacks quoted local parts, IPv6 address literals and IPv6
+  with an embedded IPv4 tail. For these, exact ECMA-262 patterns are added next to `format`
+  (`FORMAT_PATTERNS`; their intersection is the format), and the lowering pass
+  `schemac.lower.format_patterns` drops the `format` that they make redundant, so llguidance
+  never applies its own regex. Final validation sees both: the validator's check and the
+  patterns, which accept the same strings, so the schema it reads means what the user wrote.
+
+Leap seconds tie the local time to the offset (23:59:60 UTC); one regex for that needs a branch
+per local minute, so it is split into two patterns, one tying the hours and one the minutes,
+whose intersection (llguidance and the validator both intersect `allOf` patterns) is exact.
+
+An unknown format has no validation meaning in 2020-12, so dropping it is exact, but the user may
+have relied on it, hence the warning (an error under strict formats).
 """
 from __future__ import annotations
 
@@ -11,10 +29,142 @@ from typing import Any
 from schemac.diagnostics import DiagnosticSink, reject
 from schemac.schema import Bundle, Schema, child_pointer, iter_subschemas
 
-#: Formats llguidance 1.9.1 enforces (docs/json_schema.md).
+#: Formats asserted by the final validator and enforced, exactly, by the grammar.
 ENFORCED_FORMATS: frozenset[str] = frozenset(
     {"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid", "uri"}
 )
+
+# ---- building blocks (ECMA-262, ASCII classes spelt out) -------------------------------------
+
+_HEX = "[0-9A-Fa-f]"
+_DEC_OCTET = "(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])"
+_IPV4 = rf"{_DEC_OCTET}(?:\.{_DEC_OCTET}){{3}}"
+_H16 = f"{_HEX}{{1,4}}"
+_LS32 = f"(?:{_H16}:{_H16}|{_IPV4})"
+
+
+def _ipv6() -> str:
+    """RFC 3986 §3.2.2 IPv6address: `k` groups at most before "::" and a fixed tail after it."""
+    tails = [f"(?:{_H16}:){{{5 - k}}}{_LS32}" if k < 5 else _LS32 for k in range(6)] + [_H16, ""]
+    forms = [f"(?:{_H16}:){{6}}{_LS32}"]
+    for k, tail in enumerate(tails):
+        head = "" if k == 0 else f"(?:(?:{_H16}:){{0,{k - 1}}}{_H16})?"
+        forms.append(f"{head}::{tail}")
+    return "(?:" + "|".join(forms) + ")"
+
+
+_IPV6 = _ipv6()
+
+# RFC 3986 §3: unreserved / sub-delims spelt out; `#` and `/` need no escape in ECMA-262
+_UNRESERVED_SUB = r"A-Za-z0-9\-._~!$&'()*+,;="
+_PCT = f"%{_HEX}{{2}}"
+_PCHAR = f"(?:[{_UNRESERVED_SUB}:@]|{_PCT})"
+_URI = "".join([
+    r"[A-Za-z][A-Za-z0-9+\-.]*:",
+    "(?://",
+    f"(?:(?:[{_UNRESERVED_SUB}:]|{_PCT})*@)?",
+    # host: IP-literal / reg-name (reg-name already holds every IPv4address)
+    rf"(?:\[(?:{_IPV6}|v{_HEX}+\.[{_UNRESERVED_SUB}:]+)\]|(?:[{_UNRESERVED_SUB}]|{_PCT})*)",
+    "(?::[0-9]*)?",
+    f"(?:/{_PCHAR}*)*",
+    # path-absolute / path-rootless / path-empty
+    f"|/?(?:{_PCHAR}+(?:/{_PCHAR}*)*)?",
+    ")",
+    f"(?:\\?(?:{_PCHAR}|[/?])*)?",
+    f"(?:#(?:{_PCHAR}|[/?])*)?",
+])
+
+# RFC 5321 §4.1.2 Mailbox (the validator's reading: no size limits, no General-address-literal)
+_ATOM = "[A-Za-z0-9!#$%&'*+\\-/=?^_`{|}~]+"
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9\-]*[A-Za-z0-9])?"
+_EMAIL = (
+    rf'(?:{_ATOM}(?:\.{_ATOM})*|"(?:[\x20\x21\x23-\x5B\x5D-\x7E]|\\[\x20-\x7E])*")'
+    rf"@(?:{_LABEL}(?:\.{_LABEL})*|\[(?:{_IPV4}|IPv6:{_IPV6})\])"
+)
+
+# RFC 3339 §5.6/5.7 with the Gregorian calendar
+_LEAP_YEAR = "(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)"
+_DATE = (
+    "(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)"
+    f"|02-(?:0[1-9]|1[0-9]|2[0-8]))|{_LEAP_YEAR}-02-29)"
+)
+_LOOSE_DATE = "[0-9]{4}-[0-9]{2}-[0-9]{2}"
+_HOUR = "(?:[01][0-9]|2[0-3])"
+_FRAC = r"(?:\.[0-9]+)?"
+_ORDINARY = f"{_HOUR}:[0-5][0-9]:[0-5][0-9]{_FRAC}(?:[Zz]|[+-]{_HOUR}:[0-5][0-9])"
+_UTC_LEAP = f"23:59:60{_FRAC}[Zz]"
+
+
+def _leap_hours() -> str:
+    """Second 60 with an offset, hours tied: local 23:59 + offset (a "+mm" carries unless the
+    local minute is 59), or 23:59 - offset (never borrows). Minutes are tied by `_leap_minutes`."""
+    other_minute = "(?:[0-4][0-9]|5[0-8])"
+    forms = []
+    for h in range(24):
+        forms.append(
+            f"{h:02}:(?:59:60{_FRAC}\\+{(h + 1) % 24:02}|{other_minute}:60{_FRAC}\\+{h:02}"
+            f"|[0-5][0-9]:60{_FRAC}-{23 - h:02}):[0-9]{{2}}"
+        )
+    return "(?:" + "|".join(forms) + ")"
+
+
+def _leap_minutes() -> str:
+    """Second 60 with an offset, minutes tied: "+mm" is local minute + 1, "-mm" is 59 - it."""
+    forms = [
+        f"{m:02}:60{_FRAC}(?:\\+[0-9]{{2}}:{(m + 1) % 60:02}|-[0-9]{{2}}:{59 - m:02})" for m in range(60)
+    ]
+    return "[0-9]{2}:(?:" + "|".join(forms) + ")"
+
+
+def _times(date: str, loose_date: str) -> tuple[tuple[str, ...], ...]:
+    """RFC 3339 full-time after `date`: ordinary times, or a leap second that two patterns tie
+    to 23:59 UTC (hours and minutes; `loose_date` leaves the date to the first)."""
+    return (
+        (f"^{date}(?:{_ORDINARY}|{_UTC_LEAP})$",),
+        (f"^{date}{_leap_hours()}$", f"^{loose_date}{_leap_minutes()}$"),
+    )
+
+
+#: Exact ECMA-262 forms of the formats whose llguidance regex differs from the validator: a
+#: string has the format iff, for some alternative, it matches every pattern of that alternative.
+FORMAT_PATTERNS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "date": ((f"^{_DATE}$",),),
+    "time": _times("", ""),
+    "date-time": _times(f"{_DATE}[Tt]", f"{_LOOSE_DATE}[Tt]"),
+    "email": ((f"^{_EMAIL}$",),),
+    "ipv6": ((f"^{_IPV6}$",),),
+    "uri": ((f"^{_URI}$",),),
+}
+
+#: RFC 1123 §2.1 / RFC 1035 §2.3.4: at most 253 octets in all (llguidance bounds only labels).
+HOSTNAME_MAX_LENGTH = 253
+
+
+def _intersection(patterns: tuple[str, ...]) -> dict[str, Any]:
+    first, *rest = patterns
+    return {"pattern": first, "allOf": [{"pattern": p} for p in rest]} if rest else {"pattern": first}
+
+
+#: shortest string of the second-60-with-offset alternative ("HH:MM:60+hh:mm", after a date)
+LEAP_OFFSET_MIN_LENGTH: dict[str, int] = {"time": 14, "date-time": 25}
+
+
+def pattern_form(fmt: str, max_length: int | None = None) -> Schema | None:
+    """The exact stand-in for `format: fmt` in the grammar (None: no patterns needed).
+
+    Under a `maxLength` too short for a leap second with an offset that alternative is empty
+    and left out (llguidance cannot always prove such an intersection empty, and refuses it).
+    Final validation keeps reading `format` (the validator's checks); only the lowering input
+    changes, in the pass `schemac.lower.format_patterns`.
+    """
+    alternatives = FORMAT_PATTERNS.get(fmt)
+    if alternatives is None:
+        return None
+    if max_length is not None and max_length < LEAP_OFFSET_MIN_LENGTH.get(fmt, max_length):
+        alternatives = alternatives[:1]
+    if len(alternatives) == 1:
+        return _intersection(alternatives[0])
+    return {"anyOf": [_intersection(a) for a in alternatives]}
 
 
 def _apply(node: Schema, pointer: str, strict: bool, sink: DiagnosticSink) -> Schema:

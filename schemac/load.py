@@ -2,15 +2,17 @@
 
 Duplicate keys (last-wins in most parsers, first-wins in others), NaN/Infinity literals and
 numbers that overflow a double all make a schema mean different things to different tools, so
-they are errors here, with line and column.
+they are errors here, with line and column. Lone UTF-16 surrogates are refused too (no UTF-8 text,
+so no answer, can hold one), and `check_cost` bounds the work the later stages will do.
 """
 from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
-from schemac.budget import Limits
+from schemac.budget import Limits, check_cost
 from schemac.diagnostics import CompileError, Diagnostic, Severity, reject
 from schemac.schema import Schema
 
@@ -41,6 +43,20 @@ def _float(text: str) -> float:
     return value
 
 
+#: an integer at least 2**1024 overflows a double, like 1e400 does (and Python refuses to
+#: convert integer text past 4,300 digits, which must not escape as a ValueError)
+_MAX_INT_BITS = 1024
+
+
+def _int(text: str) -> int:
+    if len(text.lstrip("-")) > 310:
+        raise _Ambiguous("invalid-number", f"integer {text[:20]}... ({len(text)} digits) overflows a double")
+    value = int(text)
+    if value.bit_length() > _MAX_INT_BITS:
+        raise _Ambiguous("invalid-number", f"integer {text[:20]}... overflows a double")
+    return value
+
+
 def _line_col(text: str, pos: int) -> tuple[int, int]:
     line = text.count("\n", 0, pos) + 1
     return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
@@ -64,44 +80,48 @@ def parse_text(text: str | bytes, limits: Limits | None = None) -> Any:
             raise _located("invalid-json", f"schema is not valid UTF-8: {exc.reason}", "", None) from exc
     if len(text) > limits.max_schema_bytes:
         raise reject("too-large", "", f"schema is {len(text)} characters; the limit is {limits.max_schema_bytes}")
-    # a cheap bracket-depth pre-scan keeps json's recursive decoder from overflowing the stack
-    _check_depth(text, limits.max_depth)
-    try:
-        return json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_float)
+    try:  # CPython's C decoder guards its recursion: too deep a text raises RecursionError
+        return json.loads(
+            text, object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_float, parse_int=_int
+        )
     except _Ambiguous as exc:
         raise _located(exc.code, str(exc), text, None) from exc
     except json.JSONDecodeError as exc:
         raise _located("invalid-json", exc.msg, text, exc.pos) from exc
-    except RecursionError as exc:
-        raise reject("too-large", "", "schema nesting is too deep to parse") from exc
+    except RecursionError:
+        raise _too_deep(text, limits.max_depth) from None
 
 
-def _check_depth(text: str, max_depth: int) -> None:
-    """Reject bracket nesting past `max_depth` (strings skipped) before the recursive parser runs."""
+#: a JSON string (escapes skipped; an unterminated one runs to the end) or one bracket
+_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]', re.DOTALL)
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _nesting_limit(max_depth: int) -> int:
+    return max_depth * 2 + 8  # a schema level is an object plus, often, an array/map inside
+
+
+def _too_deep(text: str, max_depth: int) -> CompileError:
+    """The error for text nested too deeply to parse, located at the first bracket past the limit.
+
+    Only run once the C parser has given up (RecursionError), so valid schemas never pay for a
+    Python-level scan (3 s on a 10 MB schema).
+    """
+    limit = _nesting_limit(max_depth)
     depth = 0
-    in_string = False
-    escaped = False
-    limit = max_depth * 2 + 8  # a schema level is an object plus, often, an array/map inside
-    for i, ch in enumerate(text):
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        if token in ("[", "{"):
             depth += 1
             if depth > limit:
-                line, col = _line_col(text, i)
-                raise CompileError(Diagnostic(
+                line, col = _line_col(text, match.start())
+                return CompileError(Diagnostic(
                     Severity.ERROR, "too-large", "",
                     f"JSON nesting exceeds {limit} levels (line {line}, column {col})", None, line, col,
                 ))
-        elif ch in "]}":
+        elif token in ("]", "}"):
             depth -= 1
+    return reject("too-large", "", "schema nesting is too deep to parse")
 
 
 def check_value(value: Any, limits: Limits | None = None) -> Schema:
@@ -116,20 +136,38 @@ def check_value(value: Any, limits: Limits | None = None) -> Schema:
         nodes += 1
         if nodes > limits.max_nodes:
             raise reject("too-large", "", f"schema has more than {limits.max_nodes} JSON values")
-        if depth > limits.max_depth * 2 + 8:
-            raise reject("too-large", "", "schema nesting is too deep")
+        if depth > _nesting_limit(limits.max_depth):
+            raise reject("too-large", "", f"JSON nesting exceeds {_nesting_limit(limits.max_depth)} levels")
         if isinstance(cur, dict):
             for k, v in cur.items():
                 if not isinstance(k, str):
                     raise reject("invalid-schema", "", f"object key {k!r} is not a string")
+                if _SURROGATE.search(k):
+                    raise _surrogate(k)
                 stack.append((v, depth + 1))
+        elif isinstance(cur, str):
+            if _SURROGATE.search(cur):
+                raise _surrogate(cur)
         elif isinstance(cur, list):
             stack.extend((v, depth + 1) for v in cur)
         elif isinstance(cur, float) and not math.isfinite(cur):
             raise reject("invalid-number", "", f"{cur} is not a JSON number")
+        elif isinstance(cur, int) and not isinstance(cur, bool) and cur.bit_length() > _MAX_INT_BITS:
+            raise reject("invalid-number", "", f"an integer of {cur.bit_length()} bits overflows a double")
         elif not (cur is None or isinstance(cur, (str, int, float, bool))):
             raise reject("invalid-schema", "", f"{type(cur).__name__} is not a JSON value")
+    check_cost(value, limits)
     return value
+
+
+def _surrogate(text: str) -> CompileError:
+    """A lone UTF-16 surrogate is no Unicode text: no answer can hold it and UTF-8 cannot encode it."""
+    found = _SURROGATE.search(text)
+    assert found is not None
+    return reject(
+        "invalid-json", "",
+        f"string {text[:40]!r} holds a lone UTF-16 surrogate (U+{ord(found.group()):04X}), which is not Unicode text",
+    )
 
 
 def load(source: Any, limits: Limits | None = None) -> Schema:

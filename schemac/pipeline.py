@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from schemac.artifact import LLGUIDANCE_VERSION, Artifact, canonical_json, sha256_text
-from schemac.budget import Budget, Limits
+from schemac.budget import Budget, Limits, check_cost
 from schemac.cache import DiskCache, MemoryCache
 from schemac.diagnostics import CompileError, Diagnostic, DiagnosticSink
 
@@ -51,6 +51,8 @@ def _build(schema: Any, options: dict[str, Any], key: str, limits: Limits) -> Ar
         bundle = apply_formats(bundle, options["strict_formats"], sink)
         check_patterns(bundle, budget)
         lowered = lower_bundle(bundle, budget, sink)
+        check_cost(lowered, limits)  # lowering can merge objects past the bounds the loader checked
+        budget.check_deadline("")
         grammar = emit(lowered, limits)
     except CompileError as exc:
         exc.diagnostics = sink.items + exc.diagnostics

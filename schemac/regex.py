@@ -88,9 +88,27 @@ def _complement(ranges: Ranges) -> Ranges:
     return _normalise(out)
 
 
-def _class(ranges: Ranges) -> str:
+def _covers(ranges: Ranges, lo: int, hi: int) -> bool:
+    return any(a <= lo and hi <= b for a, b in ranges)
+
+
+def _guard_llguidance_escapes(ranges: Ranges) -> None:
+    """llguidance 1.9.1 mis-encodes a class holding every control character U+0000-U+001F:
+    its JSON string grammar then also admits the escapes `\\"` and `\\\\` whether or not the class
+    holds `"` and `\\`, so such a pattern would let invalid answers through. Refuse it."""
+    if _covers(ranges, 0x00, 0x1F) and not (_covers(ranges, 0x22, 0x22) and _covers(ranges, 0x5C, 0x5C)):
+        raise PatternError(
+            "unsupported-regex",
+            "a character class that matches every control character but not both '\"' and '\\\\' "
+            "is mis-compiled by llguidance 1.9.1 (it would admit those characters too)",
+        )
+
+
+def _class(ranges: Ranges, guard: bool = False) -> str:
     """A bracket class for `ranges`, negated when that is shorter (same set in both engines)."""
     ranges = _normalise(ranges)
+    if guard:
+        _guard_llguidance_escapes(ranges)
     if not ranges:
         return r"[^\x{0}-\x{10FFFF}]"
     rest = _complement(ranges)
@@ -123,10 +141,11 @@ def _literal(cp: int) -> str:
 class _Translator:
     """One left-to-right pass over an ECMA-262 pattern, emitting the explicit form."""
 
-    def __init__(self, pattern: str) -> None:
+    def __init__(self, pattern: str, guard: bool = False) -> None:
         self.p = pattern
         self.i = 0
         self.out: list[str] = []
+        self.guard = guard
 
     def fail(self, message: str, code: str = "unsupported-regex") -> PatternError:
         return PatternError(code, f"{message} (at offset {self.i} of the pattern)")
@@ -140,11 +159,11 @@ class _Translator:
             if c == "\\":
                 self.i += 1
                 item = self.escape(in_class=False)
-                self.out.append(_class(item) if isinstance(item, list) else _literal(item))
+                self.out.append(_class(item, self.guard) if isinstance(item, list) else _literal(item))
                 quantifiable = True
             elif c == "[":
                 self.i += 1
-                self.out.append(_class(self.char_class()))
+                self.out.append(_class(self.char_class(), self.guard))
                 quantifiable = True
             elif c == "(":
                 self.out.append(self.group_open())
@@ -166,7 +185,7 @@ class _Translator:
                 self.i += 1
                 quantifiable = False
             elif c == ".":
-                self.out.append(_class(_complement(_LINE_TERMINATORS)))
+                self.out.append(_class(_complement(_LINE_TERMINATORS), self.guard))
                 self.i += 1
                 quantifiable = True
             elif c in "*+?" or (c == "{" and self.counted() is not None):
@@ -446,6 +465,8 @@ def check_patterns(root: Schema | Bundle, budget: Budget) -> None:
                 continue
             try:
                 compile_re2(pattern)
+                # user patterns only: lowering's own complements split such classes safely
+                _Translator(pattern, guard=True).run()
             except PatternError as exc:
                 raise reject(exc.code, ptr, str(exc), hint="rewrite the pattern in the RE2-compatible subset of ECMA-262") from None
             found[pattern] = ptr

@@ -449,19 +449,22 @@ def _refuse_retrieval(uri: str) -> Any:
 
 
 def _check_dialects(schema: Schema) -> None:
-    """Refuse any `$schema` other than 2020-12, at any depth (literal values are not walked)."""
+    """Refuse any `$schema` other than 2020-12 in a schema position, at any depth.
+
+    Only schema positions are walked (names inside `properties` etc. are data, as are
+    const/enum/default/examples values), so a property named "$schema" is no declaration.
+    """
+    from schemac.schema import child_pointer, iter_subschemas
+
     stack: list[tuple[Any, str]] = [(schema, "")]
     while stack:
         node, pointer = stack.pop()
-        if isinstance(node, dict):
-            dialect = node.get("$schema")
-            if dialect is not None and (not isinstance(dialect, str) or dialect.rstrip("#") != DIALECT_2020_12):
-                raise ValueError(f"{pointer or '/'} declares $schema {dialect!r}: only draft 2020-12 is validated")
-            for key, value in node.items():
-                if key not in ("const", "enum", "default", "examples") and isinstance(value, (dict, list)):
-                    stack.append((value, f"{pointer}/{key.replace('~', '~0').replace('/', '~1')}"))
-        elif isinstance(node, list):
-            stack.extend((v, f"{pointer}/{i}") for i, v in enumerate(node) if isinstance(v, (dict, list)))
+        if not isinstance(node, dict):
+            continue
+        dialect = node.get("$schema")
+        if dialect is not None and (not isinstance(dialect, str) or dialect.rstrip("#") != DIALECT_2020_12):
+            raise ValueError(f"{pointer or '/'} declares $schema {dialect!r}: only draft 2020-12 is validated")
+        stack.extend((sub, child_pointer(pointer, *tokens)) for tokens, sub in iter_subschemas(node))
 
 
 def _pointer(path: Any) -> str:

@@ -136,3 +136,15 @@ def test_ecma_meaning() -> None:
     assert not compile_re2(r"^.$").search("\u2029") and compile_re2(r"^[^]$").search("\n")
     assert compile_re2(r"^\d$").search("٣") is None and compile_re2(r"^\D$").search("٣")
     assert compile_re2("^a$").search("a\n") is None
+
+
+def test_classes_llguidance_would_mis_encode_are_refused() -> None:
+    """llguidance 1.9.1 admits the escapes \\" and \\\\ for a class holding every control character."""
+    import schemac
+
+    for pattern in ('^[^"]$', "^[^\\\\]+$", "^[\\x00-\\x1f]$"):
+        with pytest.raises(schemac.CompileError) as info:
+            schemac.compile({"type": "string", "pattern": pattern}, use_cache=False)
+        assert info.value.codes == ["unsupported-regex"]
+    for pattern in ("^[^a-z]+$", "[\\s\\S]", "^.$"):
+        schemac.compile({"type": "string", "pattern": pattern}, use_cache=False)

@@ -155,3 +155,8 @@ def test_errors_name_the_instance_location() -> None:
     errors = FinalValidator({"properties": {"a/b": {"type": "string"}}}).errors({"a/b": 1})
     assert errors == ["/a~1b: 1 is not of type 'string'"]
     assert FinalValidator(True).errors(None) == []
+
+
+def test_property_named_dollar_schema_is_data_not_a_dialect() -> None:
+    v = FinalValidator({"properties": {"$schema": {"type": "string"}}, "$defs": {"$schema": {"type": "integer"}}})
+    assert v.is_valid({"$schema": "x"}) and not v.is_valid({"$schema": 1})

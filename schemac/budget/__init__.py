@@ -10,6 +10,7 @@ import time
 from dataclasses import dataclass, field
 
 from schemac.diagnostics import reject
+from schemac.schema import child_pointer, iter_subschemas
 
 #: Default limits (see DESIGN.md): entries are generated anyOf branches, enum members and array
 #: alternatives; evaluations are finite-domain candidates checked with the validator.
@@ -32,6 +33,16 @@ class Limits:
     max_nodes: int = 200_000
     max_grammar_bytes: int = 8 * 1024 * 1024
     deadline_s: float = 5.0
+    #: of `deadline_s`, the share kept back for llguidance's final grammar check (emit), which
+    #: cannot be interrupted: the Python stages must be done by `deadline_s - native_reserve_s`.
+    #: `check_cost`'s bounds keep that check under ~1.1 s on 2 cores.
+    native_reserve_s: float = 1.5
+    #: bounds on work the front end and llguidance do per schema (see `check_cost`): every stage
+    #: walks each subschema (~150 µs each, all stages), llguidance's grammar check is quadratic in
+    #: an object's property count and linear (~30 µs) in enum members, none of it interruptible.
+    max_subschemas: int = 20_000
+    max_property_pairs: int = 8_000_000
+    max_enum_values: int = 50_000
 
 
 @dataclass
@@ -60,12 +71,52 @@ class Budget:
         self.used[kind] = after
 
     def check_deadline(self, pointer: str) -> None:
-        if time.monotonic() - self.started > self.limits.deadline_s:
+        """Raise `too-large` once the Python stages have used their share of the deadline."""
+        if time.monotonic() - self.started > self.limits.deadline_s - self.limits.native_reserve_s:
             raise reject(
                 "too-large",
                 pointer,
-                f"compilation passed its {self.limits.deadline_s:g} s deadline",
+                f"compilation would pass its {self.limits.deadline_s:g} s deadline "
+                f"({self.limits.native_reserve_s:g} s of it are kept for llguidance's grammar check)",
             )
 
     def report(self) -> dict[str, dict[str, int]]:
         return {k: {"used": v, "limit": self.limit(k)} for k, v in self.used.items()}
+
+
+def check_cost(schema: object, limits: Limits) -> None:
+    """Reject a schema whose size alone would take compilation past its deadline.
+
+    The deadline is only checked between Python steps, so work that runs in one go (a front-end
+    walk, llguidance's grammar check) must be bounded up front: subschema count, the sum over
+    object schemas of `len(properties)` squared, and enum/const members. Iterative; stops at the
+    first bound passed. Raises `too-large` at the node that passed it.
+    """
+    stack: list[tuple[object, str]] = [(schema, "")]
+    subschemas = pairs = members = 0
+    while stack:
+        node, pointer = stack.pop()
+        subschemas += 1
+        if subschemas > limits.max_subschemas:
+            raise reject("too-large", pointer, f"schema has more than {limits.max_subschemas:,} subschemas")
+        if not isinstance(node, dict):
+            continue
+        props = node.get("properties")
+        if isinstance(props, dict):
+            pairs += len(props) ** 2
+            if pairs > limits.max_property_pairs:
+                raise reject(
+                    "too-large", child_pointer(pointer, "properties"),
+                    f"this object's {len(props):,} properties take the schema past its grammar size bound "
+                    f"(the sum of squared property counts may be at most {limits.max_property_pairs:,})",
+                    hint="split the object, or use patternProperties/additionalProperties for open key sets",
+                )
+        enum = node.get("enum")
+        if isinstance(enum, list):
+            members += len(enum)
+            if members > limits.max_enum_values:
+                raise reject(
+                    "too-large", child_pointer(pointer, "enum"),
+                    f"the schema's enums hold more than {limits.max_enum_values:,} values",
+                )
+        stack.extend((sub, child_pointer(pointer, *path)) for path, sub in iter_subschemas(node))

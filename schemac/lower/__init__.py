@@ -16,6 +16,7 @@ from schemac.lower import (
     conditionals,
     contains,
     dependencies,
+    format_patterns,
     intersection,
     negation,
     one_of,
@@ -32,6 +33,7 @@ from schemac.schema import SUBSCHEMA_KEYWORDS, Bundle, Schema, ref_name
 #: the others produced; `supported` is always last.
 PASSES: tuple[Pass, ...] = (
     prune.lower,
+    format_patterns.lower,
     unevaluated.lower,
     dependencies.lower,
     conditionals.lower,

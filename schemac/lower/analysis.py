@@ -1,0 +1,256 @@
+"""Static facts about lowered schemas: JSON value equality, type sets, finite domains, disjointness.
+
+Negation, conditionals and oneOf need proofs ("these branches never accept the same value",
+"this schema only admits integers"). Every function here answers conservatively: a `None` or
+`False` means "not proven", never "proven false", so callers stay exact by rejecting.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Iterable
+
+from schemac.lower.context import LowerContext
+from schemac.schema import TYPES, Schema, ref_name
+
+#: Base JSON types (integer is a subset of number and appears only in `Types.integer_only`).
+BASE_TYPES: frozenset[str] = frozenset(TYPES)
+#: Numbers at most this large in magnitude convert to IEEE doubles exactly (llguidance bounds are f64).
+EXACT_INT = 2**53
+
+
+def base_type(value: Any) -> str:
+    """The JSON type of a Python JSON value ('number' for ints and floats; bool is boolean)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    raise TypeError(f"not a JSON value: {value!r}")
+
+
+def is_integer(value: Any) -> bool:
+    """JSON Schema's integer: any number with zero fractional part (1.0 is an integer)."""
+    return base_type(value) == "number" and (isinstance(value, int) or (math.isfinite(value) and value == int(value)))
+
+
+def json_equal(a: Any, b: Any) -> bool:
+    """Equality of JSON values as `const`/`enum` define it: 1 == 1.0, but true != 1."""
+    ta, tb = base_type(a), base_type(b)
+    if ta != tb:
+        return False
+    if ta == "array":
+        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b))
+    if ta == "object":
+        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
+    return bool(a == b)
+
+
+def unique_values(values: Iterable[Any]) -> list[Any]:
+    """`values` without JSON-equal repeats, first occurrence kept."""
+    out: list[Any] = []
+    for v in values:
+        if not any(json_equal(v, u) for u in out):
+            out.append(v)
+    return out
+
+
+def declared_types(node: dict[str, Any]) -> tuple[frozenset[str], bool] | None:
+    """(base types, integer_only) of a node's own `type` keyword; None when it has none.
+
+    integer_only means the number type is admitted only through "integer".
+    """
+    t = node.get("type")
+    if t is None:
+        return None
+    names = {t} if isinstance(t, str) else set(t)
+    base = frozenset(("number" if n == "integer" else n) for n in names) & BASE_TYPES
+    return base, ("integer" in names and "number" not in names)
+
+
+def finite_values(node: Schema) -> list[Any] | None:
+    """The node's own `const`/`enum` value set (intersected when both appear); None if unbounded."""
+    if not isinstance(node, dict):
+        return None if node is True else []
+    vals: list[Any] | None = None
+    if "enum" in node and isinstance(node["enum"], list):
+        vals = unique_values(node["enum"])
+    if "const" in node:
+        c = node["const"]
+        vals = [c] if vals is None else [v for v in vals if json_equal(v, c)]
+    return vals
+
+
+def types_of(node: Schema, ctx: LowerContext | None, depth: int = 0) -> frozenset[str]:
+    """An over-approximation of the base types `node` admits (all types when unknown)."""
+    if node is False:
+        return frozenset()
+    if not isinstance(node, dict) or depth > 32:
+        return BASE_TYPES
+    out = BASE_TYPES
+    declared = declared_types(node)
+    if declared is not None:
+        out &= declared[0]
+    vals = finite_values(node)
+    if vals is not None:
+        out &= frozenset(base_type(v) for v in vals)
+    for sub in node.get("allOf", []):
+        out &= types_of(sub, ctx, depth + 1)
+    for kw in ("anyOf", "oneOf"):
+        if kw in node:
+            union: frozenset[str] = frozenset()
+            for sub in node[kw]:
+                union |= types_of(sub, ctx, depth + 1)
+            out &= union
+    if ref_name(node) is not None and ctx is not None:
+        target = ctx.deref({"$ref": node["$ref"]})
+        if target is not None:
+            out &= types_of(target, ctx, depth + 1)
+    return out
+
+
+def integer_only(node: Schema) -> bool:
+    """True when every number `node` admits is an integer (from its own `type`, `enum` or `allOf`)."""
+    if not isinstance(node, dict):
+        return node is False
+    declared = declared_types(node)
+    if declared is not None and ("number" not in declared[0] or declared[1]):
+        return True
+    vals = finite_values(node)
+    if vals is not None and all(is_integer(v) for v in vals if base_type(v) == "number"):
+        return True
+    return any(integer_only(sub) for sub in node.get("allOf", []))
+
+
+def has_keyword(node: Any, keywords: frozenset[str]) -> bool:
+    """True if any schema object inside `node` (values of const/enum excluded) uses one of `keywords`."""
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, dict):
+            if keywords & cur.keys():
+                return True
+            stack.extend(v for k, v in cur.items() if k not in ("const", "enum"))
+        elif isinstance(cur, list):
+            stack.extend(cur)
+    return False
+
+
+#: Keywords that stop a schema being checked by the validator alone (refs need the bundle).
+_NOT_SELF_CONTAINED = frozenset({"$ref"})
+
+
+def evaluable(node: Schema) -> bool:
+    """Whether `node` can be checked with the final validator as it stands (no bundle references)."""
+    return not has_keyword(node, _NOT_SELF_CONTAINED)
+
+
+def accepted_values(node: Schema, values: list[Any], ctx: LowerContext) -> list[Any]:
+    """The members of `values` that `node` accepts, by the final validator (charges evaluations)."""
+    from schemac.validate import FinalValidator
+
+    ctx.budget.reserve("evaluations", len(values), ctx.pointer)
+    validator = FinalValidator(node)
+    return [v for v in values if validator.is_valid(v)]
+
+
+def _interval(node: dict[str, Any]) -> tuple[float, bool, float, bool]:
+    """(low, low_inclusive, high, high_inclusive) of a node's own numeric bounds."""
+    lo, lo_inc, hi, hi_inc = -math.inf, False, math.inf, False
+    if "minimum" in node:
+        lo, lo_inc = node["minimum"], True
+    if "exclusiveMinimum" in node and node["exclusiveMinimum"] >= lo:
+        lo, lo_inc = node["exclusiveMinimum"], False
+    if "maximum" in node:
+        hi, hi_inc = node["maximum"], True
+    if "exclusiveMaximum" in node and node["exclusiveMaximum"] <= hi:
+        hi, hi_inc = node["exclusiveMaximum"], False
+    return lo, lo_inc, hi, hi_inc
+
+
+def _ranges_disjoint(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    alo, alo_inc, ahi, ahi_inc = _interval(a)
+    blo, blo_inc, bhi, bhi_inc = _interval(b)
+    if ahi < blo or bhi < alo:
+        return True
+    if ahi == blo and not (ahi_inc and blo_inc):
+        return True
+    return bhi == alo and not (bhi_inc and alo_inc)
+
+
+def _required(node: dict[str, Any]) -> set[str]:
+    req = node.get("required", [])
+    return set(req) if isinstance(req, list) else set()
+
+
+def forbids(node: dict[str, Any], key: str) -> bool:
+    """True when an object satisfying `node` cannot have property `key`."""
+    props = node.get("properties", {})
+    if not isinstance(props, dict):
+        return False
+    if key in props:
+        return props[key] is False
+    if node.get("additionalProperties") is not False:
+        return False
+    from schemac.regex import PatternError, compile_re2
+
+    try:
+        return not any(compile_re2(p).search(key) for p in node.get("patternProperties", {}))
+    except PatternError:  # a pattern RE2 cannot run proves nothing (the regex check reports it)
+        return False
+
+
+def disjoint(
+    a: Schema, b: Schema, ctx: LowerContext, depth: int = 0, within: frozenset[str] = BASE_TYPES
+) -> bool:
+    """True only if no JSON value of a type in `within` satisfies both `a` and `b` (a proof;
+    False means unknown). `within` lets a context (e.g. the siblings of `oneOf`) narrow types."""
+    if a is False or b is False:
+        return True
+    if not isinstance(a, dict) or not isinstance(b, dict) or depth > 16:
+        return False
+    for x, y in ((a, b), (b, a)):
+        name = ref_name(x)
+        if name is not None and len(x) == 1:
+            target = ctx.deref(x)
+            return target is not None and disjoint(target, y, ctx, depth + 1, within)
+    shared = types_of(a, ctx) & types_of(b, ctx) & within
+    if not shared:
+        return True
+    for x, y in ((a, b), (b, a)):
+        # x implies each of its allOf members and one of its anyOf branches.
+        if any(disjoint(m, y, ctx, depth + 1, shared) for m in x.get("allOf", [])):
+            return True
+        for kw in ("anyOf", "oneOf"):
+            if kw in x and all(disjoint(m, y, ctx, depth + 1, shared) for m in x[kw]):
+                return True
+        vals = finite_values(x)
+        if vals is not None and len(vals) <= 64 and evaluable(y) and not accepted_values(y, vals, ctx):
+            return True
+    if shared <= {"object"}:
+        if any(forbids(b, k) for k in _required(a)) or any(forbids(a, k) for k in _required(b)):
+            return True
+        pa, pb = a.get("properties", {}), b.get("properties", {})
+        for k in _required(a) & _required(b):
+            if k in pa and k in pb and disjoint(pa[k], pb[k], ctx, depth + 1):
+                return True
+    if shared <= {"number"} and _ranges_disjoint(a, b):
+        return True
+    return False
+
+
+def pairwise_disjoint(
+    branches: list[Schema], ctx: LowerContext, within: frozenset[str] = BASE_TYPES
+) -> bool:
+    """True when every pair of `branches` is provably disjoint (on values of types `within`)."""
+    return all(
+        disjoint(branches[i], branches[j], ctx, 0, within)
+        for i in range(len(branches))
+        for j in range(i + 1, len(branches))
+    )

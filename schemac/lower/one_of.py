@@ -1,0 +1,85 @@
+"""`oneOf`: exactly one branch holds, lowered to `anyOf` forms llguidance enforces.
+
+In order: branches proven pairwise disjoint are an `anyOf` as they are; a finite context (an
+`enum` beside the `oneOf`) is filtered value by value with the validator; otherwise the exclusive
+form anyOf[Aᵢ ∧ ¬Aⱼ (j ≠ i)], each complement taken inside Aᵢ and the siblings (pairs proven
+disjoint need no complement). A branch whose complement is not exact rejects the `oneOf`.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from schemac.diagnostics import CompileError, reject
+from schemac.lower.analysis import accepted_values, disjoint, evaluable, finite_values, types_of
+from schemac.lower.context import LowerContext
+from schemac.lower.negation import MAX_DOMAIN_VALUES, conjoin, negate
+from schemac.schema import Schema
+
+
+def lower(node: dict[str, Any], ctx: LowerContext) -> Schema:
+    if "oneOf" not in node:
+        return node
+    rest = {k: v for k, v in node.items() if k != "oneOf"}
+    branches = [b for b in node["oneOf"] if b is not False]
+    if not branches:
+        return False
+    if len(branches) == 1:
+        return conjoin(rest, branches[0])
+    here = ctx.at("oneOf")
+    values = finite_values(rest)
+    if values is not None and len(values) <= MAX_DOMAIN_VALUES and all(evaluable(b) for b in branches):
+        return conjoin(rest, _enumerate(branches, values, here))
+    within = types_of(rest, ctx)
+    n = len(branches)
+    apart = [[i == j or disjoint(branches[i], branches[j], here, 0, within) for j in range(n)] for i in range(n)]
+    if all(all(row) for row in apart):
+        return conjoin(rest, {"anyOf": branches})
+    return conjoin(rest, _exclusive(branches, apart, rest, here))
+
+
+def _enumerate(branches: list[Schema], values: list[Any], ctx: LowerContext) -> Schema:
+    """The context's values that exactly one branch accepts (each checked with the validator)."""
+    counts = [0] * len(values)
+    for b in branches:
+        accepted = accepted_values(b, values, ctx)
+        for i, v in enumerate(values):
+            if any(v is a for a in accepted):  # accepted_values returns members of `values`
+                counts[i] += 1
+    kept = [v for v, c in zip(values, counts) if c == 1]
+    if not kept:
+        return False
+    return {"const": kept[0]} if len(kept) == 1 else {"enum": kept}
+
+
+def _exclusive(branches: list[Schema], apart: list[list[bool]], rest: dict[str, Any], ctx: LowerContext) -> Schema:
+    """anyOf over i of Aᵢ ∧ ¬Aⱼ for the j not proven disjoint from Aᵢ."""
+    n = len(branches)
+    ctx.budget.reserve("entries", n + sum(not apart[i][j] for i in range(n) for j in range(n)), ctx.pointer)
+    out: list[Schema] = []
+    for i, a in enumerate(branches):
+        within: Schema = {"allOf": [rest, a]} if rest else a
+        parts: list[Schema] = [a]
+        for j, b in enumerate(branches):
+            if apart[i][j]:
+                continue
+            try:
+                parts.append(negate(b, ctx.at(j), within))
+            except CompileError as exc:
+                if "not-exact" not in exc.codes:
+                    raise
+                raise reject(
+                    "one-of-not-exact",
+                    ctx.pointer,
+                    f"branches {i} and {j} may overlap and branch {j} has no exact complement: "
+                    f"{exc.diagnostics[-1].message}",
+                    hint="make the branches disjoint (e.g. a required discriminator property with distinct consts)",
+                ) from exc
+        if any(p is False for p in parts):
+            continue
+        kept = [p for p in parts if p is not True]
+        out.append(True if not kept else kept[0] if len(kept) == 1 else {"allOf": kept})
+    if not out:
+        return False
+    if any(p is True for p in out):
+        return True
+    return out[0] if len(out) == 1 else {"anyOf": out}

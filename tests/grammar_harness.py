@@ -1,0 +1,109 @@
+"""Check grammar acceptance of whole texts with a byte-level tokenizer (one token per byte).
+
+Tests use this to compare a compiled grammar with the jsonschema oracle: a byte vocabulary makes
+every text tokenizable, so acceptance depends on the grammar alone. The lowering tests also share
+the fixture loader and the schema-biased instance strategy below.
+"""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+
+class _ByteTokenizer:
+    """The minimal tokenizer object llguidance's TokenizerWrapper expects: 256 bytes + EOS."""
+
+    def __init__(self) -> None:
+        self.tokens = [bytes([i]) for i in range(256)] + [b"<eos>"]
+        self.eos_token_id = 256
+        self.bos_token_id = None
+        self.special_token_ids = [256]
+
+    def __call__(self, s: str | bytes) -> list[int]:
+        return list(s if isinstance(s, bytes) else s.encode())
+
+
+@lru_cache(maxsize=1)
+def _tokenizer() -> Any:
+    from llguidance import LLTokenizer, TokenizerWrapper
+
+    return LLTokenizer(TokenizerWrapper(_ByteTokenizer()))
+
+
+def accepts(grammar: str, text: str) -> bool:
+    """True iff `grammar` accepts exactly `text` (UTF-8) and may stop there; raises on a bad grammar."""
+    from llguidance import LLMatcher
+
+    matcher = LLMatcher(_tokenizer(), grammar, log_level=0)
+    if matcher.is_error():
+        raise ValueError(matcher.get_error())
+    ok = matcher.consume_tokens(list(text.encode()))
+    return bool(ok and matcher.is_accepting())
+
+
+# ---- shared checks for the lowering tests (fixtures and random instances) -----------------
+
+FIXTURES = Path(__file__).parent / "fixtures" / "lower"
+
+
+def load_fixtures(area: str) -> list[tuple[str, dict[str, Any]]]:
+    """(name, {"schema", "lowered", "tests"}) for every golden fixture of one lowering pass."""
+    return [(p.stem, json.loads(p.read_text())) for p in sorted((FIXTURES / area).glob("*.json"))]
+
+
+def values_in(schema: Any) -> list[Any]:
+    """Interesting instance parts for `schema`: its consts/enums, numeric bounds ±1 and 0.5
+    around them, property names and short strings from its literals."""
+    found: list[Any] = [None, True, False, 0, "", "a"]
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if k == "const":
+                    found.append(v)
+                elif k == "enum" and isinstance(v, list):
+                    found.extend(v)
+                elif k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf") and isinstance(v, (int, float)):
+                    found.extend([v, v - 1, v + 1, v + 0.5])
+                elif k in ("minLength", "maxLength") and isinstance(v, int):
+                    found.extend(["a" * v, "b" * (v + 1)])
+                elif k in ("properties", "patternProperties") and isinstance(v, dict):
+                    found.extend(v.keys())
+                    stack.extend(v.values())
+                elif k == "required" and isinstance(v, list):
+                    found.extend(v)
+                elif isinstance(v, (dict, list)):
+                    stack.append(v)
+        elif isinstance(node, list):
+            stack.extend(node)
+    return found
+
+
+def instances(schema: Any) -> Any:
+    """A hypothesis strategy of JSON values biased towards `schema`'s own literals and keys."""
+    from hypothesis import strategies as st
+
+    atoms = values_in(schema)
+    keys = sorted({a for a in atoms if isinstance(a, str)} | {"a", "b"})
+    leaf = st.sampled_from(atoms) | st.integers(-3, 12) | st.text("ab.", max_size=3)
+    return st.recursive(
+        leaf,
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(keys), inner, max_size=3),
+        max_leaves=6,
+    )
+
+
+def text_of(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def order_free(value: Any) -> bool:
+    """True when no object in `value` has two keys, so the property-order policy cannot matter."""
+    if isinstance(value, dict):
+        return len(value) <= 1 and all(order_free(v) for v in value.values())
+    if isinstance(value, list):
+        return all(order_free(v) for v in value)
+    return True

@@ -1,0 +1,24 @@
+"""Every hostile schema compiles or is rejected with its diagnostic, in 5 s and 1 GiB, in a child."""
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from bounded import DEADLINE_S, run_bounded
+from cases import CASES, EXPECTED
+
+
+@pytest.fixture(scope="module")
+def results() -> dict[str, dict[str, Any]]:
+    return run_bounded(sorted(CASES), timeout_s=len(CASES) * DEADLINE_S)
+
+
+def test_every_case_has_an_expectation() -> None:
+    assert set(CASES) == set(EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_hostile_case_is_bounded(name: str, results: dict[str, dict[str, Any]]) -> None:
+    result = results[name]
+    assert result["outcome"] in EXPECTED[name], result
+    assert result["seconds"] < DEADLINE_S, result

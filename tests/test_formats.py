@@ -1,0 +1,124 @@
+"""Formats: the grammar for each enforced format accepts exactly what the final validator does."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import schemac
+from schemac.formats import ENFORCED_FORMATS, FORMAT_PATTERNS
+from schemac.regex import compile_re2
+from schemac.validate import FORMAT_CHECKS
+from tests.grammar_harness import accepts
+
+#: Edge cases where llguidance's own regexes and the RFCs part ways (a looser regex fails here).
+TRICKY: dict[str, list[str]] = {
+    "date": ["2024-02-29", "2000-02-29", "0000-02-29", "2023-02-29", "1900-02-29", "2100-02-29", "2023-02-28",
+             "2023-04-30", "2023-04-31", "2023-12-31", "2023-13-01", "2023-00-10", "2023-1-01"],
+    "time": ["23:59:60Z", "23:59:60.5z", "22:59:60Z", "23:58:60Z", "15:59:60-08:00", "15:59:60+08:00",
+             "01:29:60+01:30", "00:00:60+00:01", "00:00:60+00:02", "23:59:60+00:00", "00:59:60+01:00",
+             "00:59:60+00:59", "12:00:00Z", "24:00:00Z", "12:00:00", "12:00:00+24:00", "12:00:00.Z"],
+    "date-time": ["2024-02-29T23:59:60Z", "2023-02-29T00:00:00Z", "1998-12-31t15:59:60.1-08:00",
+                  "1998-12-31T15:59:60+08:00", "2023-01-01 00:00:00Z", "2023-01-01T00:00:00"],
+    "duration": ["P1W", "P1Y2M", "PT", "P", "P1DT", "PT1H30M", "P1W2D", "P1.5D", "P1M1Y", "PT0S"],
+    "email": ['"a b"@x.com', '"a@b"@x', '"a\\"b"@x', "a@[1.2.3.4]", "a@[IPv6:::1]", "a@[IPv6:1.2.3.4]", "a.b@x",
+              "a..b@x", "a.@x", "a@-x", "a@x-", "a@x..y", '"a"b@x'],
+    "hostname": ["a" * 63, "a" * 64, ".".join(["a" * 63] * 3 + ["a" * 61]), ".".join(["a" * 63] * 3 + ["a" * 62]),
+                 "a.", "a-b", "-a", "a_b", "xn--bcher-kva.example"],
+    "ipv4": ["0.0.0.0", "255.255.255.255", "256.1.1.1", "01.1.1.1", "1.2.3", "1.2.3.4.5"],
+    "ipv6": ["::", "::1", "1::", "::1:2:3:4:5:6", "::ffff:1.2.3.4", "1:2:3:4:5:6:1.2.3.4", "1:2:3:4:5:6:7::",
+             "1:2:3:4:5:6:7:8", "1::2::3", "1:2:3:4:5:6:7:8:9", "::256.1.1.1", "12345::", "fe80::1%eth0"],
+    "uuid": ["123e4567-e89b-12d3-a456-426614174000", "123E4567-E89B-12D3-A456-426614174000",
+             "123e4567e89b12d3a456426614174000", "g23e4567-e89b-12d3-a456-426614174000"],
+    "uri": ["http://[::ffff:1.2.3.4]/", "http://[::1:2:3:4:5:6]/", "http://[1::2::3]/", "http://[v1.x]/", "a:",
+            "1a:b", "a+b.c-d:x", "http://x/%41", "http://x/%4G", "http://x/ a", "a:b#c#d", "a:b?c#d?/", "//x"],
+}
+
+
+@pytest.fixture(scope="module")
+def grammars() -> dict[str, str]:
+    return {f: schemac.compile({"type": "string", "format": f}, use_cache=False).grammar for f in ENFORCED_FORMATS}
+
+
+def test_every_enforced_format_has_tricky_cases_of_both_kinds() -> None:
+    assert set(TRICKY) == ENFORCED_FORMATS
+    for fmt, cases in TRICKY.items():
+        verdicts = {FORMAT_CHECKS[fmt](c) for c in cases}
+        assert verdicts == {True, False}, fmt
+
+
+@pytest.mark.parametrize("fmt", sorted(ENFORCED_FORMATS))
+def test_grammar_agrees_with_validator(fmt: str, grammars: dict[str, str]) -> None:
+    disagree = [c for c in TRICKY[fmt] if accepts(grammars[fmt], json.dumps(c)) != FORMAT_CHECKS[fmt](c)]
+    assert disagree == []
+
+
+@pytest.mark.parametrize("fmt", sorted(FORMAT_PATTERNS))
+def test_exact_patterns_agree_with_validator_on_re2(fmt: str) -> None:
+    """The patterns themselves (as final validation runs them) mean the format, leap seconds included."""
+    def matches(value: str) -> bool:
+        return any(all(compile_re2(p).search(value) for p in alt) for alt in FORMAT_PATTERNS[fmt])
+
+    assert [c for c in TRICKY[fmt] if matches(c) != FORMAT_CHECKS[fmt](c)] == []
+
+
+def test_leap_second_patterns_tie_every_local_minute_to_its_offsets() -> None:
+    """All 1440 local minutes with second 60, against the right offset and a one-minute miss."""
+    def matches(value: str) -> bool:
+        return any(all(compile_re2(p).search(value) for p in alt) for alt in FORMAT_PATTERNS["time"])
+
+    wrong = []
+    for local in range(1440):
+        for sign, off in (("+", (local - 1439) % 1440), ("-", (1439 - local) % 1440)):
+            for o in (off, (off + 1) % 1440):
+                text = f"{local // 60:02}:{local % 60:02}:60{sign}{o // 60:02}:{o % 60:02}"
+                if matches(text) != FORMAT_CHECKS["time"](text):
+                    wrong.append(text)
+    assert wrong == []
+
+
+def test_lowering_drops_format_but_final_validation_keeps_it() -> None:
+    schema = {"type": "object", "properties": {
+        "a": {"type": "string", "format": "date-time"}, "b": {"format": "date-time"},
+        "c": {"type": ["string", "null"], "format": "date-time"}, "d": {"format": "date-time", "maxLength": 20}}}
+    art = schemac.compile(schema, use_cache=False)
+    assert art.schema == schema
+    props = art.lowered["properties"]
+    assert props["a"] == {"$ref": "#/$defs/format:date-time:string"}  # bare: llguidance shares it
+    assert props["b"] == {"$ref": "#/$defs/format:date-time"}
+    assert props["c"] == {"anyOf": [{"type": "null"}, {"$ref": "#/$defs/format:date-time:string"}]}
+    assert props["d"] == {"maxLength": 20, "$ref": "#/$defs/format:date-time:short"}  # no room for an offset leap second
+    assert "\"format\"" not in json.dumps(art.lowered)
+    charged = sum(len(p) for alt in FORMAT_PATTERNS["date-time"] for p in alt)
+    assert art.budget["regex_chars"]["used"] == charged  # one shared definition, charged once
+    assert accepts(art.grammar, '{"a": "2024-02-29T23:59:60Z", "b": 3, "c": null, "d": "2024-02-29T01:00:00Z"}')
+    assert not accepts(art.grammar, '{"a": "2023-02-29T00:00:00Z"}')
+    assert not accepts(art.grammar, '{"c": "2024-02-29T22:59:60Z"}')
+    assert not accepts(art.grammar, '{"d": "2024-02-29T01:00:00.5+01:00"}')
+
+
+def test_format_beside_a_pattern_and_a_ref_keeps_both() -> None:
+    schema = {"$defs": {"y": {"pattern": "^2024"}}, "$ref": "#/$defs/y", "type": "string", "format": "date"}
+    art = schemac.compile(schema, use_cache=False)
+    assert accepts(art.grammar, '"2024-02-29"')
+    assert not accepts(art.grammar, '"2023-02-28"')
+    assert not accepts(art.grammar, '"2024-02-30"')
+
+
+def test_hostname_gets_the_total_length_bound() -> None:
+    assert schemac.compile({"type": "string", "format": "hostname"}, use_cache=False).lowered == {
+        "type": "string", "format": "hostname", "maxLength": 253}
+    tighter = {"type": "string", "format": "hostname", "maxLength": 10}
+    assert schemac.compile(tighter, use_cache=False).lowered == tighter
+
+
+def test_formats_with_an_exact_llguidance_regex_are_passed_on() -> None:
+    for fmt in ("duration", "ipv4", "uuid"):
+        assert schemac.compile({"type": "string", "format": fmt}, use_cache=False).lowered == {"type": "string", "format": fmt}
+
+
+def test_unknown_format_below_the_root_is_reported_at_its_pointer() -> None:
+    schema = {"properties": {"a": {"format": "color"}, "b": {"format": "uuid"}}}
+    art = schemac.compile(schema, use_cache=False)
+    assert [(d.code, d.pointer) for d in art.diagnostics] == [("unknown-format", "/properties/a/format")]
+    assert art.lowered["properties"]["a"] is True

@@ -1,0 +1,79 @@
+"""if/then/else lowering: golden fixtures, exactness on random instances, rejection, budget."""
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import schemac
+from grammar_harness import accepts, instances, load_fixtures, order_free, text_of
+from schemac.budget import Limits
+from schemac.diagnostics import CompileError
+from schemac.validate import FinalValidator
+
+#: What other passes or llguidance may refuse in random combinations (never an unsound grammar).
+OTHER_REJECTIONS = {"unsatisfiable", "grammar-error", "min-max-properties", "intersection-not-exact"}
+FIXTURES = load_fixtures("conditionals")
+
+
+@pytest.mark.parametrize("name,fx", FIXTURES, ids=[n for n, _ in FIXTURES])
+def test_golden(name: str, fx: dict) -> None:
+    art = schemac.compile(fx["schema"], use_cache=False)
+    assert art.lowered == fx["lowered"]
+    oracle = FinalValidator(fx["schema"])
+    for t in fx["tests"]:
+        assert oracle.is_valid(t["data"]) == t["valid"], t
+        assert accepts(art.grammar, text_of(t["data"])) == t["valid"], t
+    assert schemac.compile(art.lowered, use_cache=False).lowered == art.lowered  # fixpoint
+
+
+_part = st.sampled_from([
+    {"type": "string"}, {"type": "integer"}, {"minimum": 3}, {"maxLength": 1}, {"required": ["a"]},
+    {"properties": {"a": {"const": "x"}}}, {"enum": [1, "x", None]}, {"type": "object", "maxProperties": 1},
+    True, False,
+])
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(guard=_part, then=st.none() | _part, other=st.none() | _part, data=st.data())
+def test_random_conditionals_are_exact(guard: object, then: object, other: object, data: st.DataObject) -> None:
+    schema: dict = {"if": guard}
+    if then is not None:
+        schema["then"] = then
+    if other is not None:
+        schema["else"] = other
+    try:
+        art = schemac.compile(schema, use_cache=False)
+    except CompileError as exc:
+        assert set(exc.codes) <= {"if-not-exact", *OTHER_REJECTIONS}, exc
+        return
+    original, lowered = FinalValidator(schema), FinalValidator(art.lowered)
+    for _ in range(12):
+        value = data.draw(instances(schema))
+        valid = original.is_valid(value)
+        assert lowered.is_valid(value) == valid, value
+        got = accepts(art.grammar, text_of(value))
+        assert not got or valid, ("invalid instance accepted", value)
+        if order_free(value):
+            assert got == valid, value
+
+
+def test_guard_without_exact_complement_is_rejected() -> None:
+    with pytest.raises(CompileError) as info:
+        schemac.compile({"if": {"pattern": "a+"}, "then": {"maxLength": 3}}, use_cache=False)
+    assert info.value.codes == ["if-not-exact"]
+    assert info.value.diagnostics[-1].pointer == "/if"
+
+
+def test_finite_context_enumerates_the_guard() -> None:
+    schema = {"enum": ["ab", "ba", "aa"], "if": {"pattern": "a+$"}, "then": {"const": "aa"}}
+    art = schemac.compile(schema, use_cache=False)
+    assert [accepts(art.grammar, text_of(v)) for v in ["ab", "ba", "aa"]] == [True, False, True]
+
+
+def test_budget_no_fallback() -> None:
+    schema = {"if": {"type": "string"}, "then": {"maxLength": 2}, "else": {"type": "null"}}
+    schemac.compile(schema, limits=Limits(entries=2), use_cache=False)  # the two-branch anyOf
+    with pytest.raises(CompileError) as info:
+        schemac.compile(schema, limits=Limits(entries=1), use_cache=False)
+    assert info.value.codes == ["budget-exhausted"]

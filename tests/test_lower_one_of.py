@@ -1,0 +1,83 @@
+"""oneOf lowering: disjointness proofs, exclusive form, finite enumeration, rejection, budget."""
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import schemac
+from grammar_harness import accepts, instances, load_fixtures, order_free, text_of
+from schemac.budget import Limits
+from schemac.diagnostics import CompileError
+from schemac.validate import FinalValidator
+
+#: What other passes or llguidance may refuse in random combinations (never an unsound grammar).
+OTHER_REJECTIONS = {"unsatisfiable", "grammar-error", "min-max-properties", "intersection-not-exact"}
+FIXTURES = load_fixtures("one_of")
+
+
+@pytest.mark.parametrize("name,fx", FIXTURES, ids=[n for n, _ in FIXTURES])
+def test_golden(name: str, fx: dict) -> None:
+    art = schemac.compile(fx["schema"], use_cache=False)
+    assert art.lowered == fx["lowered"]
+    oracle = FinalValidator(fx["schema"])
+    for t in fx["tests"]:
+        assert oracle.is_valid(t["data"]) == t["valid"], t
+        assert accepts(art.grammar, text_of(t["data"])) == t["valid"], t
+    assert schemac.compile(art.lowered, use_cache=False).lowered == art.lowered  # fixpoint
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"oneOf": [{"type": "string"}, {"type": "null"}]},
+        {"oneOf": [{"const": 1}, {"const": 2}]},
+        {"oneOf": [{"type": "number", "maximum": 1}, {"type": "number", "exclusiveMinimum": 1}]},
+        {"type": "object", "oneOf": [{"required": ["k"], "properties": {"k": {"const": "a"}}}, {"required": ["k"], "properties": {"k": {"const": "b"}}}]},
+        {"type": "object", "oneOf": [{"required": ["a"]}, {"properties": {"a": False}}]},
+    ],
+)
+def test_disjoint_branches_become_any_of(schema: dict) -> None:
+    lowered = schemac.compile(schema, use_cache=False).lowered
+    assert "oneOf" not in str(lowered) and "anyOf" in str(lowered) and "not" not in str(lowered)
+
+
+_branch = st.sampled_from([
+    {"type": "string"}, {"type": "integer"}, {"minimum": 2}, {"maximum": 4}, {"maxLength": 1},
+    {"required": ["a"]}, {"required": ["b"]}, {"properties": {"a": {"const": 1}}}, {"enum": [1, "x"]}, True,
+])
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(branches=st.lists(_branch, min_size=2, max_size=3), data=st.data())
+def test_random_one_of_is_exact(branches: list, data: st.DataObject) -> None:
+    schema = {"oneOf": branches}
+    try:
+        art = schemac.compile(schema, use_cache=False)
+    except CompileError as exc:
+        assert set(exc.codes) <= {"one-of-not-exact", *OTHER_REJECTIONS}, exc
+        return
+    original, lowered = FinalValidator(schema), FinalValidator(art.lowered)
+    for _ in range(12):
+        value = data.draw(instances(schema))
+        valid = original.is_valid(value)
+        assert lowered.is_valid(value) == valid, value
+        got = accepts(art.grammar, text_of(value))
+        assert not got or valid, ("invalid instance accepted", value)
+        if order_free(value):
+            assert got == valid, value
+
+
+def test_overlap_without_exact_complement_is_rejected() -> None:
+    with pytest.raises(CompileError) as info:
+        schemac.compile({"oneOf": [{"pattern": "a+b"}, {"maxLength": 2}]}, use_cache=False)
+    assert info.value.codes == ["one-of-not-exact"]
+    assert info.value.diagnostics[-1].pointer == "/oneOf"
+
+
+def test_budget_no_fallback() -> None:
+    schema = {"oneOf": [{"minimum": 2}, {"maximum": 4}]}
+    schemac.compile(schema, limits=Limits(entries=8), use_cache=False)
+    with pytest.raises(CompileError) as info:
+        schemac.compile(schema, limits=Limits(entries=3), use_cache=False)
+    assert info.value.codes == ["budget-exhausted"]
