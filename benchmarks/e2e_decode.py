@@ -1,12 +1,13 @@
-"""End-to-end constrained decoding: a random Llama, the 131k tekken vocabulary, batch 64.
+"""End-to-end constrained decoding: a random Llama (CUDA-graph decode), the 131k tekken vocabulary, batch 64.
 
 Half the requests are constrained by different compiled schemas, half are free. Each step:
 the forward for step t is queued on the GPU; meanwhile the host waits only for step t-1's
 sampled tokens (copied on a side stream), commits them to the matchers and fills step t's
 masks, which are then uploaded and applied by the Triton kernel behind the forward. With
 `--draft 3` every request also verifies a 3-token draft (k+1 mask rows per constrained
-request; drafts are never accepted here, so the KV cache is cropped back each step: the figure
-is the cost of the speculative mask path, not a speed-up).
+request; drafts are never accepted here, so the next step overwrites their cache positions:
+the figure is the cost of the speculative mask path, not a speed-up). The model is
+benchmarks/tiny_llama.py, whose decode step is replayed as a CUDA graph as serving engines do.
 
 Reports tokens/s with constraints vs the same batch unconstrained, the host mask time per step
 and how much of it the forward hid, and validates every finished constrained answer with the
@@ -25,23 +26,20 @@ from pathlib import Path
 from typing import Any
 
 
-def build_model(vocab: int, layers: int, hidden: int, device: str) -> Any:
+def build_model(args: argparse.Namespace) -> Any:
     import torch
-    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from benchmarks.tiny_llama import TinyLlama
 
     torch.manual_seed(0)
-    config = LlamaConfig(
-        vocab_size=vocab, hidden_size=hidden, intermediate_size=hidden * 3, num_hidden_layers=layers,
-        num_attention_heads=max(1, hidden // 64), num_key_value_heads=max(1, hidden // 256),
-        max_position_embeddings=4096,
-    )
-    dtype = torch.bfloat16 if device == "cuda" else torch.float32
-    return LlamaForCausalLM(config).to(device=device, dtype=dtype).eval()
+    dtype = torch.bfloat16 if args.device == "cuda" else torch.float32
+    max_len = args.steps + args.draft + 64
+    model = TinyLlama(args.lm_head, args.hidden, args.layers, args.batch, max_len)
+    return model.to(device=args.device, dtype=dtype).eval()
 
 
 def run(args: argparse.Namespace, setup: dict[str, Any], constrained: bool) -> dict[str, Any]:
     import torch
-    from transformers import DynamicCache
 
     from schemac.runtime import RequestOptions, StructuredOutputError, finalize_request
     from schemac.runtime.buffers import MaskBuffers, TokenCopier
@@ -61,12 +59,11 @@ def run(args: argparse.Namespace, setup: dict[str, Any], constrained: bool) -> d
     buffers = MaskBuffers((tok.vocab_size + 31) // 32, device)
     copier = TokenCopier(device)
     prompt = torch.tensor([hf.encode("Answer in JSON:", add_special_tokens=False)] * batch, device=device)
-    cache = DynamicCache()
     gen = torch.Generator(device=device).manual_seed(1)
+    decode = setup["decoders"][k + 1]
     with torch.inference_mode():
-        out = model(input_ids=prompt, past_key_values=cache, use_cache=True)
+        logits = model(prompt, torch.zeros((), dtype=torch.long, device=device))[:, -1:, :]
         length = prompt.shape[1]
-        logits = out.logits[:, -1:, :]
         pending = None
         host_times: list[float] = []
         warmup = 8
@@ -116,11 +113,10 @@ def run(args: argparse.Namespace, setup: dict[str, Any], constrained: bool) -> d
                 step_in = torch.cat([first, drafts_host.to(device, non_blocking=True)], dim=1)
             else:
                 step_in = first
-            if rows_per > 1:
-                cache.crop(-(rows_per - 1))  # drop the draft positions; negative works across transformers versions
-            out = model(input_ids=step_in, past_key_values=cache, use_cache=True)
+            # drafts are never accepted here: the next step starts one past `first` and
+            # overwrites the draft positions of the static cache
+            logits = decode.step(step_in, length)
             length += 1
-            logits = out.logits
             if step >= warmup:
                 host_times.append(host_done - host_start)
         if device == "cuda":
@@ -156,21 +152,35 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--lm-head", type=int, default=131072)
     p.add_argument("--json")
     args = p.parse_args(argv)
+    import torch
     from transformers import AutoTokenizer
 
+    from benchmarks.tiny_llama import GraphedDecoder
     from schemac.artifact import Artifact
     from schemac.runtime import Engine
 
     hf = AutoTokenizer.from_pretrained(args.tokenizer)
+    model = build_model(args)
+    with torch.inference_mode():
+        decoders = {w: GraphedDecoder(model, args.batch, w, args.device) for w in sorted({1, args.draft + 1})}
+        if args.device == "cuda":
+            from schemac.runtime.triton.bitmask import warm_up
+
+            scratch = torch.zeros((args.batch * (args.draft + 1), args.lm_head), dtype=torch.bfloat16, device="cuda")
+            words = torch.zeros((scratch.shape[0], (args.lm_head + 31) // 32), dtype=torch.int32, device="cuda")
+            warm_up(scratch, words, args.lm_head)
+            del scratch, words
     setup = {
         "hf": hf,
         "engine": Engine.from_hf(hf, lm_head_size=args.lm_head),
-        "model": build_model(args.lm_head, args.layers, args.hidden, args.device),
+        "model": model,
+        "decoders": decoders,
         "artifacts": [Artifact.load(p) for p in sorted(Path(args.artifacts).glob("*.json"))],
     }
     results = []
     for draft in sorted({0, args.draft}):
         args.draft = draft
+        run(args, setup, constrained=True)  # warm-up: allocator, kernels, matchers
         free = run(args, setup, constrained=False)
         con = run(args, setup, constrained=True)
         again = run(args, setup, constrained=False)  # order effects: unconstrained before and after

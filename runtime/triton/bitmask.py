@@ -155,6 +155,22 @@ def launch(
     )
 
 
+def warm_up(logits: torch.Tensor, bitmask: torch.Tensor, vocab_size: int) -> None:
+    """JIT every block configuration `choose_config` can pick for these shapes and dtypes.
+
+    The configuration follows the number of masked rows, which changes as requests come and
+    go; without this, the first step at each new configuration pays a Triton compile. Engines
+    call it once at start-up (beside CUDA-graph capture); it leaves `logits` as it was only in
+    the rows' allowed columns, so pass scratch tensors.
+    """
+    import torch
+
+    rows = torch.arange(min(logits.shape[0], bitmask.shape[0]), dtype=torch.int32, device=logits.device)
+    for block_cols in _BLOCKS:
+        launch(logits, bitmask, rows, rows.numel(), vocab_size, block_cols=block_cols,
+               num_warps=8 if block_cols >= 4096 else 4)
+
+
 def apply_token_bitmask_triton(
     logits: torch.Tensor,
     bitmask: torch.Tensor,
