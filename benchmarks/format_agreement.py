@@ -3,13 +3,17 @@ strings the final validator's format check accepts?
 
     python3 -m benchmarks.format_agreement [--seed 0] [--mutants 3000] [--format NAME ...]
 
-For each of the ten enforced formats, candidates are built from the RFC grammar's edges (leap
-years 1900/2000/2023/2024, every leap-second local time against its offset and neighbours, IPv6
-with `::` at every position and IPv4 tails, IPv4 with leading zeros, host names at 63/64-octet
-labels and 252-254 octets, quoted email local parts, URI odd schemes and percent-encoding,
-durations such as P1W/PT/P1Y2M) plus seeded random single-character mutations of them. Each
-candidate's JSON text (`json.dumps`) goes through a byte-level llguidance matcher over the
-compiled grammar, and the string through `schemac.validate.FORMAT_CHECKS`. Printed per format:
+For each enforced format, candidates are built from the RFC grammar's edges (leap years
+1900/2000/2023/2024, every leap-second local time against its offset and neighbours, IPv6 with
+`::` at every position and IPv4 tails, IPv4 with leading zeros, host names at 63/64-octet labels
+and 252-254 octets, quoted email local parts, URI odd schemes and percent-encoding, relative
+references with ":" in the first segment, IRIs with every ucschar/iprivate boundary in every URI
+part, JSON Pointer "~" escapes, Relative JSON Pointer index manipulation, URI Template operators,
+prefixes and literals, durations such as P1W/PT/P1Y2M) plus seeded random single-character
+mutations of them. Each candidate's two JSON texts (`json.dumps`, and UTF-8 beyond ASCII with
+DEL escaped: llguidance takes non-ASCII raw only, and DEL escaped only) go through a
+byte-level llguidance matcher over the compiled grammar, which accepts the string when it
+accepts either text, and the string through `schemac.validate.FORMAT_CHECKS`. Printed per format:
 candidates, agree, grammar-only (unsound: must be 0) and validator-only (completeness loss),
 then compile milliseconds (best of 20, no cache) of each format's schema. Exit status 1 when any
 grammar-only candidate exists.
@@ -23,7 +27,10 @@ import sys
 import time
 from typing import Any, Callable, Iterable
 
-_ALPHABET = "0123456789aAfFgzZTt:.-+_@[]%/?#\"\\ ~!$&'()*,;=xPYMWDHS\x7f\u00e9"
+_ALPHABET = (
+    "0123456789aAfFgzZTt:.-+_@[]%/?#\"\\ ~!$&'()*,;=xPYMWDHS{}<>^`|\n\x00\x7f"
+    "\u00a0\u00e9\ud7ff\ue000\uf8ff\uf900\ufdd0\ufff0\U0001f600\U0001fffe\U000f0000\U0010fffd"
+)
 
 
 def _tokenizer() -> Any:
@@ -33,7 +40,7 @@ def _tokenizer() -> Any:
 
 
 def grammar_check(fmt: str) -> Callable[[str], bool]:
-    """Acceptance of a string's JSON text by the compiled grammar for `format: fmt`."""
+    """Acceptance of a string, in either JSON spelling, by the compiled grammar for `format: fmt`."""
     from llguidance import LLMatcher
 
     from schemac.pipeline import compile_schema
@@ -43,9 +50,13 @@ def grammar_check(fmt: str) -> Callable[[str], bool]:
     if fresh.is_error():
         raise ValueError(fresh.get_error())
 
-    def accepts(value: str) -> bool:
+    def accepts_text(text: bytes) -> bool:
         matcher = fresh.deep_copy()
-        return bool(matcher.consume_tokens(list(json.dumps(value).encode())) and matcher.is_accepting())
+        return bool(matcher.consume_tokens(list(text)) and matcher.is_accepting())
+
+    def accepts(value: str) -> bool:
+        raw = json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f").encode("utf-8", "surrogatepass")
+        return accepts_text(json.dumps(value).encode()) or accepts_text(raw)
 
     return accepts
 
@@ -150,6 +161,52 @@ def _uris() -> list[str]:
     return out
 
 
+def _uri_references() -> list[str]:
+    relative = ["", "?q", "#f", "?", "#", "//", "///", "//a@b@c/", "1:b", "./a:b", "a/b:c", "/a:b", "a:b", "%zz", "/%41",
+                "//[::1]", "/[::1]", "[::1]", "//h:abc", "//h:80", "a b", "\\x", "..", "../a?b#c", "//[V1.x]", "//[v1.]", "@a",
+                "a@b:c", "//u:p@[::ffff:1.2.3.4]:8/p", "//[::ffff:1.2.3.01]/", "?a/b?c#d/e?", "#a#b", "a%2Fb", "é"]
+    return _uris() + relative
+
+
+#: RFC 3987 edges: the last and first code points of each ucschar / iprivate range and its gaps
+_NON_ASCII = ["\u009f", "\u00a0", "\ud7ff", "\ue000", "\uf8ff", "\uf900", "\ufdcf", "\ufdd0", "\ufdef", "\ufdf0",
+              "\uffef", "\ufff0", "\ufffd", "\U00010000", "\U0001fffd", "\U0001fffe", "\U000dfffd", "\U000e0fff",
+              "\U000e1000", "\U000efffd", "\U000f0000", "\U000ffffd", "\U000ffffe", "\U00100000", "\U0010fffd",
+              "\U0010ffff"]
+
+
+def _iris(references: bool) -> list[str]:
+    base = ["http://{c}@h/p?q#f", "http://u@{c}/p?q#f", "http://u@h/{c}?q#f", "http://u@h/p?{c}#f", "http://u@h/p?q#{c}",
+            "{c}:x", "h{c}p:x", "http://[{c}::1]/", "http://h:{c}/", "x:{c}", "x:/{c}", "x:?{c}"]
+    if references:
+        base += ["{c}", "{c}:x", "a/{c}:x", "//{c}", "?{c}", "#{c}", "/{c}"]
+    out = [b.format(c=c) for b in base for c in _NON_ASCII]
+    out += ["http://ƒøø.ßår/?∂éœ=πîx#πîüx", "http://ƒøø.ßår/?q=\U000f0000", "http://[V1.fe]", "http://[::ffff:192.168.0.01]"]
+    return out + (_uri_references() if references else _uris())
+
+
+def _json_pointers() -> list[str]:
+    tokens = ["", "a", "~0", "~1", "~", "~2", "~~", "~01", "~-1", "0", "-", "é", "\U0001f600", " ", "\n", "\x00", "%a", "\\", "\""]
+    out = ["/" + a for a in tokens] + ["/" + a + "/" + b for a in tokens for b in tokens]
+    return out + ["", "#", "#/", "a", "0", "a/a", "//", "/a/", "/~1.1", "/~0.1"]
+
+
+def _relative_json_pointers() -> list[str]:
+    heads = ["0", "1", "01", "10", "120", "-1", "+1", "", "١", "0+1", "0-1", "1-0", "0+01", "0-", "0+", "0++1", "1-2"]
+    tails = ["", "#", "##", "/", "/a", "//", "/~2", "/a~", "/~01", "#/a", "a", "\n", " ", "/é"]
+    return [h + t for h in heads for t in tails]
+
+
+def _uri_templates() -> list[str]:
+    bodies = ["var", "x,y", "a.b", "a..b", ".a", "a.", "%41", "%4g", "v:1", "v:0", "v:01", "v:1000", "v:9999", "v:10000",
+              "var*", "var*:3", "v:3*", "a,,b", "a,", ",a", "", "var=def", "a-b", "a b", "é", "a!b", "A_1"]
+    ops = ["", "+", "#", ".", "/", ";", "?", "&", "=", ",", "!", "@", "|", "$", "(", "*", "{"]
+    out = ["{" + o + b + "}" for o in ops for b in bodies]
+    literals = ["a'b", "a b", "a\x7fb", "a%41b", "a%zzb", "a%4", "%", 'a"b', "a<b", "a>b", "a\\b", "a^b", "a`b", "a|b",
+                "a}b", "a{b", "\U0001f600", "\ue000", "\ufffe", "\u00a0", "\u009f", "~", "[]", "http://example.com/{term:1}/{term}"]
+    return out + literals + ["x{a}y{b}", "{a}{b}", "{a}}", "{{a}", ""]
+
+
 def candidates(fmt: str, rng: random.Random) -> list[str]:
     """The edge cases for `fmt` (before mutation)."""
     return {
@@ -165,6 +222,12 @@ def candidates(fmt: str, rng: random.Random) -> list[str]:
                          "123e4567e89b12d3a456426614174000", "123e4567-e89b-12d3-a456-42661417400", "g23e4567-e89b-12d3-a456-426614174000",
                          "{123e4567-e89b-12d3-a456-426614174000}", "00000000-0000-0000-0000-000000000000"],
         "uri": _uris,
+        "uri-reference": _uri_references,
+        "iri": lambda: _iris(False),
+        "iri-reference": lambda: _iris(True),
+        "json-pointer": _json_pointers,
+        "relative-json-pointer": _relative_json_pointers,
+        "uri-template": _uri_templates,
     }[fmt]()
 
 
@@ -199,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--format", action="append", choices=sorted(ENFORCED_FORMATS))
     args = parser.parse_args(argv)
     unsound = 0
-    print(f"{'format':<10} {'candidates':>10} {'agree':>7} {'grammar-only':>12} {'validator-only':>14} {'compile ms':>10}")
+    print(f"{'format':<21} {'candidates':>10} {'agree':>7} {'grammar-only':>12} {'validator-only':>14} {'compile ms':>10}")
     for fmt in args.format or sorted(ENFORCED_FORMATS):
         rng = random.Random(f"{args.seed}:{fmt}")
         seeds = candidates(fmt, rng)
@@ -208,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
         grammar_only = [c for c in pool if grammar(c) and not valid(c)]
         validator_only = [c for c in pool if valid(c) and not grammar(c)]
         agree = len(pool) - len(grammar_only) - len(validator_only)
-        print(f"{fmt:<10} {len(pool):>10} {agree:>7} {len(grammar_only):>12} {len(validator_only):>14} {compile_ms(fmt):>10.2f}")
+        print(f"{fmt:<21} {len(pool):>10} {agree:>7} {len(grammar_only):>12} {len(validator_only):>14} {compile_ms(fmt):>10.2f}")
         for label, found in (("grammar-only", grammar_only), ("validator-only", validator_only)):
             if found:
                 print(f"    {label}: {', '.join(map(repr, found[:8]))}")

@@ -1,10 +1,8 @@
 """`schemac explain`: what each lowering pass did to each node, the budget used, the grammar size.
 
-The lowering walker has no tracing hook, so this module walks the bundle itself with the same
-`schemac.lower.PASSES`, in the same order (children first, then the passes on the node), and
-records every pass that changed a node. The authoritative result (lowered schema, grammar,
-budget, diagnostics) always comes from the real pipeline; tests check the traced walk lowers to
-the same schema, so the two cannot drift apart unnoticed.
+The steps come from the lowering walker itself, through its trace hook (`LowerContext.trace`):
+every pass that changed a node is recorded, in the order the walker ran it. The authoritative
+result (lowered schema, grammar, budget, diagnostics) always comes from the real pipeline.
 """
 from __future__ import annotations
 
@@ -13,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from schemac.schema import SUBSCHEMA_KEYWORDS, Schema, ref_name
+from schemac.schema import Schema
 
 _SHOWN = 400  # characters of a node shown before and after a pass; --emit prints everything
 
@@ -28,72 +26,26 @@ class Step:
     after: Schema
 
 
-def _pass_name(fn: Callable[..., Any]) -> str:
-    return fn.__module__.rsplit(".", 1)[-1]
-
-
-def tracing_walker(steps: list[Step]) -> Callable[[Schema, Any], Schema]:
-    """A walker equivalent to `schemac.lower.lower_node` that records each changing pass."""
-    from schemac.lower import PASSES, lower_node
-
-    def walk(node: Schema, ctx: Any) -> Schema:
-        if not isinstance(node, dict):
-            return lower_node(node, ctx)  # booleans, and the walker's own error for anything else
-        ctx.budget.check_deadline(ctx.pointer)
-        out: dict[str, Any] = {}
-        for kw, value in node.items():
-            shape = SUBSCHEMA_KEYWORDS.get(kw)
-            if shape == "one" and isinstance(value, (dict, bool)):
-                out[kw] = walk(value, ctx.at(kw))
-            elif shape == "list" and isinstance(value, list):
-                out[kw] = [walk(v, ctx.at(kw, i)) for i, v in enumerate(value)]
-            elif shape == "map" and isinstance(value, dict) and kw != "$defs":
-                out[kw] = {k: walk(v, ctx.at(kw, k)) for k, v in value.items()}
-            else:
-                out[kw] = value
-        result: Schema = out
-        for p in PASSES:
-            if isinstance(result, bool):
-                break
-            before = result
-            result = p(result, ctx)
-            if result != before:
-                steps.append(Step(ctx.pointer, _pass_name(p), before, result))
-        return result
-
-    return walk
-
-
-def _refs(node: Any) -> set[str]:
-    found: set[str] = set()
-    stack = [node]
-    while stack:
-        cur = stack.pop()
-        if isinstance(cur, dict):
-            name = ref_name(cur)
-            if name is not None:
-                found.add(name)
-            stack.extend(cur.values())
-        elif isinstance(cur, list):
-            stack.extend(cur)
-    return found
-
-
 def trace(value: Schema, upgrade_drafts: bool, strict_formats: bool) -> tuple[list[Step], Schema | None, Exception | None]:
     """Run the front end, then the traced lowering of the root and every definition it reaches.
 
-    Returns the steps, the lowered root (None if a stage rejected) and the CompileError if any.
+    Returns the steps, the lowered schema (None if a stage rejected) and the CompileError if any.
     """
     from schemac.budget import Budget, Limits
     from schemac.client_options import reject_client_options
     from schemac.diagnostics import CompileError, DiagnosticSink
     from schemac.dialect import apply_dialect
     from schemac.formats import apply_formats
-    from schemac.lower.context import Definitions, LowerContext
+    from schemac.lower import lower_bundle
     from schemac.regex import check_patterns
     from schemac.resolve import resolve
 
     steps: list[Step] = []
+
+    def record(pointer: str, pass_name: str, before: Schema, after: Schema) -> None:
+        if after != before:
+            steps.append(Step(pointer, pass_name, before, after))
+
     budget = Budget(Limits())
     sink = DiagnosticSink()
     try:
@@ -102,17 +54,10 @@ def trace(value: Schema, upgrade_drafts: bool, strict_formats: bool) -> tuple[li
         bundle = resolve(upgraded, budget)
         bundle = apply_formats(bundle, strict_formats, sink)
         check_patterns(bundle.as_schema(), budget)
-        walker = tracing_walker(steps)
-        ctx = LowerContext(budget, Definitions(bundle), sink, "", 0, walker)
-        root = walker(bundle.root, ctx)
-        pending, done = _refs(root), set()
-        while pending - done:
-            name = sorted(pending - done)[0]
-            done.add(name)
-            pending |= _refs(ctx.definition(name))
+        lowered = lower_bundle(bundle, budget, sink, record)
     except CompileError as exc:
         return steps, None, exc
-    return steps, root, None
+    return steps, lowered, None
 
 
 def _short(node: Schema) -> str:

@@ -16,6 +16,24 @@ if TYPE_CHECKING:
 
 
 @lru_cache(maxsize=8)
+def allows(bitmask: "torch.Tensor", row: int, token: int) -> bool:
+    """Whether mask row `row` allows `token` (bit token%32 of word token//32)."""
+    return 0 <= token < 32 * bitmask.shape[1] and (int(bitmask[row, token // 32]) >> (token % 32)) & 1 == 1
+
+
+def cut_at_masked_drafts(bitmask: "torch.Tensor", row: int, drafts: "Sequence[int]", stop: "torch.Tensor") -> None:
+    """Make rows past the first draft its own row forbids stop rows.
+
+    The matcher consumes any grammatical token, but its mask admits only canonical
+    tokenisations; a draft outside the mask can never be verified, so its rows are stop rows,
+    exactly as if the drafts had been fed one by one through the mask.
+    """
+    for j, token in enumerate(drafts):
+        if not allows(bitmask, row + j, token):
+            bitmask[row + j + 1 : row + len(drafts) + 1] = stop
+            return
+
+
 def stop_row(eos_ids: tuple[int, ...], words: int) -> "torch.Tensor":
     """The precomputed EOS-only row for terminated or unreachable positions."""
     import torch
@@ -78,5 +96,7 @@ class MaskFiller:
             llt.fill_next_token_bitmask_par_with_draft_tokens(self._executor, drafted, bitmask)
         if plain:
             llt.fill_next_token_bitmask_par(self._executor, plain, bitmask)
+        for _, row, draft_list in drafted:
+            cut_at_masked_drafts(bitmask, row, draft_list, stop)
         for state, row, drafts in slow:
             state.fill(bitmask, row, drafts, stop)

@@ -166,9 +166,14 @@ class RequestState:
             return
         self._require_matcher()
         gate, answer_len, consumed = self._gate, len(self._answer), 0
+        from schemac.runtime.batch import allows
+
         try:
             for j in range(len(drafts) + 1):
                 if j:
+                    if not self._gate.reasoning and not allows(bitmask, row + j - 1, drafts[j - 1]):
+                        bitmask[row + j : last + 1] = stop  # a draft its mask forbids: stop rows
+                        break
                     used = self._try_consume_draft(drafts[j - 1])
                     if used is None:
                         bitmask[row + j : last + 1] = stop

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from schemac import __version__
 from schemac.diagnostics import Diagnostic
 from schemac.schema import Schema
 
@@ -31,12 +32,6 @@ def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _schemac_version() -> str:
-    from schemac import __version__
-
-    return __version__
-
-
 @dataclass
 class Artifact:
     """Everything a runtime needs: the grammar to enforce and the schema to validate answers with.
@@ -57,7 +52,7 @@ class Artifact:
     compile_ms: float = 0.0
     format_version: int = FORMAT_VERSION
     llguidance_version: str = LLGUIDANCE_VERSION
-    schemac_version: str = field(default_factory=_schemac_version)
+    schemac_version: str = __version__
 
     def _body(self) -> dict[str, Any]:
         return {

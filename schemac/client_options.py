@@ -9,7 +9,11 @@ from schemac.diagnostics import reject
 from schemac.schema import Schema, child_pointer, iter_subschemas
 
 
-def reject_client_options(schema: Schema) -> None:
+def reject_client_options(schema: Schema, keys: frozenset[str] | None = None) -> None:
+    """Reject any `x-guidance` in a schema position; `keys` (every key in the document, from the
+    loader's census) lets a document without one skip the walk."""
+    if keys is not None and "x-guidance" not in keys:
+        return
     stack: list[tuple[str, Schema]] = [("", schema)]
     while stack:
         pointer, node = stack.pop()

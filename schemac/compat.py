@@ -47,12 +47,13 @@ def _has_dependencies(schema: Schema) -> bool:
     return False
 
 
-def legacy_dependencies(schema: Schema) -> Schema:
+def legacy_dependencies(schema: Schema, keys: frozenset[str] | None = None) -> Schema:
     """`schema` with every `dependencies` (in a schema position) split into its 2020-12 forms.
 
-    Returns `schema` itself (no copy) when there is none, the common case.
+    Returns `schema` itself (no copy) when there is none, the common case; `keys` (every key in
+    the document, from the loader's census) lets a document without the key skip the search.
     """
-    if not _has_dependencies(schema):
+    if (keys is not None and "dependencies" not in keys) or not _has_dependencies(schema):
         return schema
     root: dict[str, Any] = {"_": schema}
     stack: list[tuple[Any, Any, str]] = [(root, "_", "")]

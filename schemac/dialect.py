@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from schemac.diagnostics import reject
+from schemac.load import Census
 from schemac.schema import Schema, child_pointer, iter_subschemas
 
 DIALECT_2020_12 = "2020-12"
@@ -70,9 +71,23 @@ def _declared(schema: Schema) -> list[tuple[str, Any]]:
     return found
 
 
-def apply_dialect(schema: Schema, upgrade_drafts: bool) -> tuple[Schema, str]:
+def _declared_from_census(schema: Schema, census: Census | None) -> list[tuple[str, Any]] | None:
+    """`_declared`'s answer where the loader's census settles it (no `$schema`, or only the
+    root's), else None. The census counts every object holding the key, schema position or not."""
+    if census is None:
+        return None
+    if census.schema_objects == 0:
+        return []
+    if census.schema_objects == 1 and isinstance(schema, dict) and "$schema" in schema:
+        return [("", schema["$schema"])]
+    return None
+
+
+def apply_dialect(schema: Schema, upgrade_drafts: bool, census: Census | None = None) -> tuple[Schema, str]:
     """Return the schema in 2020-12 form and the dialect it was written in."""
-    declared = _declared(schema)
+    declared = _declared_from_census(schema, census)
+    if declared is None:
+        declared = _declared(schema)
     root_dialect = DIALECT_2020_12
     for pointer, uri in declared:
         name = dialect_of(uri)

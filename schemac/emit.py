@@ -61,16 +61,18 @@ def emit(lowered: Schema, limits: Limits | None = None) -> str:
         raise reject("unsatisfiable", "", "no JSON value satisfies this schema, so no answer can be generated")
     if lowered is True:
         lowered = {}
+    from schemac.lark import lark_grammar, marked
     from schemac.regex import PatternError
 
     try:
-        translated = _translated(lowered)
+        if marked(lowered):  # arrays only Lark can write (schemac.lark); it embeds the rest
+            grammar = lark_grammar(lowered)
+        else:
+            grammar = llguidance.LLMatcher.grammar_from_json_schema(
+                json.dumps(_translated(lowered), ensure_ascii=False, allow_nan=False), overrides=SYNTAX_POLICY
+            )
     except PatternError as exc:
         raise reject(exc.code, "", f"a lowered pattern cannot be translated: {exc}") from exc
-    try:
-        grammar = llguidance.LLMatcher.grammar_from_json_schema(
-            json.dumps(translated, ensure_ascii=False, allow_nan=False), overrides=SYNTAX_POLICY
-        )
     except ValueError as exc:
         raise reject("grammar-error", "", f"llguidance could not read the lowered schema: {exc}") from exc
     if len(grammar) > limits.max_grammar_bytes:

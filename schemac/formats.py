@@ -1,16 +1,19 @@
-"""Formats: enforce the ten that the final validator asserts, exactly; drop the rest as annotations.
+"""Formats: enforce, exactly, the ones the final validator asserts; drop the rest as annotations.
 
 Known formats are assertions: the final validator checks them (`schemac.validate.FORMAT_CHECKS`)
 and the grammar must accept exactly the same strings. llguidance 1.9.1's own format regexes do
-not always agree with those checks, so each format is handled by what makes the two equal:
+not always agree with those checks (and it has none for the URI-reference, IRI, JSON Pointer and
+URI Template families), so each format is handled by what makes the two equal:
 
 * `duration`, `ipv4`, `uuid`: llguidance's regex is the RFC grammar the validator checks; kept.
 * `hostname`: llguidance checks the labels but not the 253-octet total; `maxLength: 253` is added
   (host names are ASCII, so characters are octets).
 * `date`, `time`, `date-time`: llguidance allows Feb 29 in every year and second 60 at any time;
   `email`, `ipv6`, `uri`: llguidance lacks quoted local parts, IPv6 address literals and IPv6
-  with an embedded IPv4 tail. For these, exact ECMA-262 patterns are added next to `format`
-  (`FORMAT_PATTERNS`; their intersection is the format), and the lowering pass
+  with an embedded IPv4 tail; `uri-reference`, `iri`, `iri-reference` (RFC 3986/3987),
+  `json-pointer` (RFC 6901), `relative-json-pointer` and `uri-template` (RFC 6570 level 4) are
+  regular languages llguidance does not know. For these, exact ECMA-262 patterns are added next
+  to `format` (`FORMAT_PATTERNS`; their intersection is the format), and the lowering pass
   `schemac.lower.format_patterns` drops the `format` that they make redundant, so llguidance
   never applies its own regex. Final validation sees both: the validator's check and the
   patterns, which accept the same strings, so the schema it reads means what the user wrote.
@@ -20,7 +23,10 @@ per local minute, so it is split into two patterns, one tying the hours and one 
 whose intersection (llguidance and the validator both intersect `allOf` patterns) is exact.
 
 An unknown format has no validation meaning in 2020-12, so dropping it is exact, but the user may
-have relied on it, hence the warning (an error under strict formats).
+have relied on it, hence the warning (an error under strict formats). That includes the formats
+with no exact regular form: `regex` (ECMA-262 pattern syntax nests groups: not regular),
+`idn-hostname` / `idn-email` (IDNA2008 / UTS-46 need Unicode property tables that the engines do
+not share), and vendor formats such as OpenAPI's `int32` or `byte`, which 2020-12 gives no meaning.
 """
 from __future__ import annotations
 
@@ -30,9 +36,10 @@ from schemac.diagnostics import DiagnosticSink, reject
 from schemac.schema import Bundle, Schema, child_pointer, iter_subschemas
 
 #: Formats asserted by the final validator and enforced, exactly, by the grammar.
-ENFORCED_FORMATS: frozenset[str] = frozenset(
-    {"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid", "uri"}
-)
+ENFORCED_FORMATS: frozenset[str] = frozenset({
+    "date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid", "uri",
+    "uri-reference", "iri", "iri-reference", "json-pointer", "relative-json-pointer", "uri-template",
+})
 
 # ---- building blocks (ECMA-262, ASCII classes spelt out) -------------------------------------
 
@@ -58,21 +65,49 @@ _IPV6 = _ipv6()
 # RFC 3986 §3: unreserved / sub-delims spelt out; `#` and `/` need no escape in ECMA-262
 _UNRESERVED_SUB = r"A-Za-z0-9\-._~!$&'()*+,;="
 _PCT = f"%{_HEX}{{2}}"
-_PCHAR = f"(?:[{_UNRESERVED_SUB}:@]|{_PCT})"
-_URI = "".join([
-    r"[A-Za-z][A-Za-z0-9+\-.]*:",
-    "(?://",
-    f"(?:(?:[{_UNRESERVED_SUB}:]|{_PCT})*@)?",
-    # host: IP-literal / reg-name (reg-name already holds every IPv4address)
-    rf"(?:\[(?:{_IPV6}|v{_HEX}+\.[{_UNRESERVED_SUB}:]+)\]|(?:[{_UNRESERVED_SUB}]|{_PCT})*)",
-    "(?::[0-9]*)?",
-    f"(?:/{_PCHAR}*)*",
-    # path-absolute / path-rootless / path-empty
-    f"|/?(?:{_PCHAR}+(?:/{_PCHAR}*)*)?",
-    ")",
-    f"(?:\\?(?:{_PCHAR}|[/?])*)?",
-    f"(?:#(?:{_PCHAR}|[/?])*)?",
-])
+_SCHEME = r"[A-Za-z][A-Za-z0-9+\-.]*:"
+# RFC 3987 §2.2 ucschar (iunreserved beyond ASCII) and iprivate (allowed in iquery only)
+_UCSCHAR = r"\u{A0}-\u{D7FF}\u{F900}-\u{FDCF}\u{FDF0}-\u{FFEF}" + "".join(
+    rf"\u{{{p:X}0000}}-\u{{{p:X}FFFD}}" for p in range(1, 14)
+) + r"\u{E1000}-\u{EFFFD}"
+_IPRIVATE = r"\u{E000}-\u{F8FF}\u{F0000}-\u{FFFFD}\u{100000}-\u{10FFFD}"
+
+
+def _uri_forms(extra: str, query_extra: str) -> tuple[str, str]:
+    """RFC 3986 §3 URI and §4.2 relative-ref (RFC 3987 IRI / irelative-ref when `extra` holds
+    ucschar): each `(?:...)` form, query and fragment included."""
+    pchar = f"(?:[{_UNRESERVED_SUB}{extra}:@]|{_PCT})"
+    nc = f"(?:[{_UNRESERVED_SUB}{extra}@]|{_PCT})"  # segment-nz-nc: no ":" before the first "/"
+    authority = "".join([
+        f"(?:(?:[{_UNRESERVED_SUB}{extra}:]|{_PCT})*@)?",
+        # host: IP-literal / reg-name (reg-name already holds every IPv4address)
+        rf"(?:\[(?:{_IPV6}|[vV]{_HEX}+\.[{_UNRESERVED_SUB}:]+)\]|(?:[{_UNRESERVED_SUB}{extra}]|{_PCT})*)",
+        "(?::[0-9]*)?",
+    ])
+    abempty = f"(?:/{pchar}*)*"
+    rest = f"(?:\\?(?:{pchar}|[/?{query_extra}])*)?(?:#(?:{pchar}|[/?])*)?"
+    # hier-part: authority + path-abempty / path-absolute / path-rootless / path-empty
+    absolute = f"(?://{authority}{abempty}|/?(?:{pchar}+(?:/{pchar}*)*)?){rest}"
+    # relative-part: ... / path-absolute / path-noscheme / path-empty
+    relative = f"(?://{authority}{abempty}|/(?:{pchar}+(?:/{pchar}*)*)?|(?:{nc}+(?:/{pchar}*)*)?){rest}"
+    return f"{_SCHEME}{absolute}", relative
+
+
+_URI, _RELATIVE_REF = _uri_forms("", "")
+_IRI, _IRELATIVE_REF = _uri_forms(_UCSCHAR, _IPRIVATE)
+
+# RFC 6901 json-pointer; a reference-token is any code point but "/" and "~", or "~0" / "~1"
+_JSON_POINTER = "(?:/(?:[^/~]|~[01])*)*"
+_NON_NEGATIVE = "(?:0|[1-9][0-9]*)"
+
+# RFC 6570 §2 level-4 syntax; literals %x21 / %x23-24 / %x26-3B / %x3D / %x3F-5B / %x5D / %x5F /
+# %x61-7A / %x7E / ucschar / iprivate / pct-encoded, with verified erratum 6937 ("'" = %x27 is in)
+_VARCHAR = f"(?:[A-Za-z0-9_]|{_PCT})"
+_VARSPEC = f"{_VARCHAR}(?:\\.?{_VARCHAR})*(?::[1-9][0-9]{{0,3}}|\\*)?"
+_URI_TEMPLATE = (
+    f"(?:[!#$&-;=?-\\[\\]_a-z~{_UCSCHAR}{_IPRIVATE}]|{_PCT}"
+    f"|\\{{[+#./;?&=,!@|]?{_VARSPEC}(?:,{_VARSPEC})*\\}})*"
+)
 
 # RFC 5321 §4.1.2 Mailbox (the validator's reading: no size limits, no General-address-literal)
 _ATOM = "[A-Za-z0-9!#$%&'*+\\-/=?^_`{|}~]+"
@@ -134,6 +169,12 @@ FORMAT_PATTERNS: dict[str, tuple[tuple[str, ...], ...]] = {
     "email": ((f"^{_EMAIL}$",),),
     "ipv6": ((f"^{_IPV6}$",),),
     "uri": ((f"^{_URI}$",),),
+    "uri-reference": ((f"^(?:{_URI}|{_RELATIVE_REF})$",),),
+    "iri": ((f"^{_IRI}$",),),
+    "iri-reference": ((f"^(?:{_IRI}|{_IRELATIVE_REF})$",),),
+    "json-pointer": ((f"^{_JSON_POINTER}$",),),
+    "relative-json-pointer": ((f"^{_NON_NEGATIVE}(?:#|(?:[+-]{_NON_NEGATIVE})?{_JSON_POINTER})$",),),
+    "uri-template": ((f"^{_URI_TEMPLATE}$",),),
 }
 
 #: RFC 1123 §2.1 / RFC 1035 §2.3.4: at most 253 octets in all (llguidance bounds only labels).

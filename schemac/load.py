@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from schemac.budget import Limits, check_cost
@@ -124,11 +125,94 @@ def _too_deep(text: str, max_depth: int) -> CompileError:
     return reject("too-large", "", "schema nesting is too deep to parse")
 
 
+@dataclass(frozen=True)
+class Census:
+    """What the loader's walk saw, so later stages can skip walks for keywords that never occur.
+
+    `keys` holds the keys of every object in the document (schema positions or not), so a key
+    missing from it is missing everywhere; `schema_objects` counts the objects holding `$schema`.
+    """
+
+    keys: frozenset[str]
+    schema_objects: int
+    #: counts over every value that bound `check_cost`'s from above were within its limits
+    within_cost: bool
+
+
+def _census(value: Any, limits: Limits) -> Census | None:
+    """The census of a value that passes every check of `check_value`, else None.
+
+    One breadth-first pass over plain JSON types, with the per-string surrogate test done once
+    over the joined non-ASCII text. Anything unusual (a bound passed, a subclass, a surrogate)
+    gives None, and the exact walk in `check_value` then gives the verdict and its error.
+    """
+    limit = _nesting_limit(limits.max_depth)
+    keys: set[str] = set()
+    texts: list[str] = []
+    schema_objects = pairs = members = 0
+    level: list[Any] = [value]
+    depth = nodes = 0
+    while level:
+        nodes += len(level)
+        if nodes > limits.max_nodes or depth > limit:
+            return None
+        below: list[Any] = []
+        for cur in level:
+            kind = type(cur)
+            if kind is dict:
+                try:
+                    joined = "".join(cur)  # TypeError: a key that is not a string
+                except TypeError:
+                    return None
+                if not joined.isascii():
+                    texts.append(joined)
+                keys.update(cur)
+                if "$schema" in cur:
+                    schema_objects += 1
+                props = cur.get("properties")
+                if isinstance(props, dict):
+                    pairs += len(props) ** 2
+                enum = cur.get("enum")
+                if isinstance(enum, list):
+                    members += len(enum)
+                below.extend(cur.values())
+            elif kind is str:
+                if not cur.isascii():
+                    texts.append(cur)
+            elif kind is list:
+                below.extend(cur)
+            elif kind is int:
+                if cur.bit_length() > _MAX_INT_BITS:
+                    return None
+            elif kind is float:
+                if not math.isfinite(cur):
+                    return None
+            elif not (cur is None or kind is bool):
+                return None
+        level = below
+        depth += 1
+    if texts and _SURROGATE.search("".join(texts)):
+        return None
+    # `check_cost` counts only schema positions; these counts take every object, so they bound
+    # its counts from above: within the limits here, it would pass too
+    within_cost = (nodes <= limits.max_subschemas and pairs <= limits.max_property_pairs
+                   and members <= limits.max_enum_values)
+    return Census(frozenset(keys), schema_objects, within_cost)
+
+
 def check_value(value: Any, limits: Limits | None = None) -> Schema:
     """Validate an in-memory schema value: object or boolean, finite numbers, bounded depth."""
-    limits = limits or Limits()
+    return _checked(value, limits or Limits())[0]
+
+
+def _checked(value: Any, limits: Limits) -> tuple[Schema, Census | None]:
     if not isinstance(value, (dict, bool)):
         raise reject("invalid-schema", "", f"a schema must be a JSON object or boolean, not {type(value).__name__}")
+    census = _census(value, limits)
+    if census is not None:
+        if not census.within_cost:
+            check_cost(value, limits)
+        return value, census
     stack: list[tuple[Any, int]] = [(value, 0)]
     nodes = 0
     while stack:
@@ -157,7 +241,7 @@ def check_value(value: Any, limits: Limits | None = None) -> Schema:
         elif not (cur is None or isinstance(cur, (str, int, float, bool))):
             raise reject("invalid-schema", "", f"{type(cur).__name__} is not a JSON value")
     check_cost(value, limits)
-    return value
+    return value, None
 
 
 def _surrogate(text: str) -> CompileError:
@@ -172,5 +256,11 @@ def _surrogate(text: str) -> CompileError:
 
 def load(source: Any, limits: Limits | None = None) -> Schema:
     """A schema from JSON text/bytes or an in-memory dict/bool."""
+    return load_with_census(source, limits)[0]
+
+
+def load_with_census(source: Any, limits: Limits | None = None) -> tuple[Schema, Census | None]:
+    """`load`, plus the census of the document (None where the exact checks had to run)."""
+    limits = limits or Limits()
     value = parse_text(source, limits) if isinstance(source, (str, bytes)) else source
-    return check_value(value, limits)
+    return _checked(value, limits)

@@ -8,46 +8,52 @@ from __future__ import annotations
 
 import time
 from dataclasses import asdict
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from schemac import __version__
 from schemac.artifact import LLGUIDANCE_VERSION, Artifact, canonical_json, sha256_text
 from schemac.budget import Budget, Limits, check_cost
 from schemac.cache import DiskCache, MemoryCache
+from schemac.client_options import reject_client_options
+from schemac.compat import legacy_dependencies
 from schemac.diagnostics import CompileError, Diagnostic, DiagnosticSink
+from schemac.dialect import DIALECT_2020_12, apply_dialect
+from schemac.emit import emit
+from schemac.formats import apply_formats
+from schemac.load import Census, load_with_census
+from schemac.lower import lower_bundle
+from schemac.regex import check_patterns
+from schemac.resolve import resolve
 
 _MEMORY = MemoryCache()
 
 
+@lru_cache(maxsize=64)
+def _limits_fields(limits: Limits) -> dict[str, Any]:
+    return asdict(limits)  # Limits is frozen, so one conversion per distinct value
+
+
 def _options(upgrade_drafts: bool, strict_formats: bool, limits: Limits) -> dict[str, Any]:
-    return {"upgrade_drafts": upgrade_drafts, "strict_formats": strict_formats, "limits": asdict(limits)}
+    return {"upgrade_drafts": upgrade_drafts, "strict_formats": strict_formats, "limits": dict(_limits_fields(limits))}
 
 
 def cache_key(schema: Any, options: dict[str, Any]) -> str:
-    from schemac import __version__
-
     return sha256_text(canonical_json({
         "schema": schema, "options": options, "schemac": __version__, "llguidance": LLGUIDANCE_VERSION,
     }))
 
 
-def _build(schema: Any, options: dict[str, Any], key: str, limits: Limits) -> Artifact:
-    from schemac.client_options import reject_client_options
-    from schemac.compat import legacy_dependencies
-    from schemac.dialect import DIALECT_2020_12, apply_dialect
-    from schemac.emit import emit
-    from schemac.formats import apply_formats
-    from schemac.lower import lower_bundle
-    from schemac.regex import check_patterns
-    from schemac.resolve import resolve
-
+def _build(schema: Any, options: dict[str, Any], key: str, limits: Limits, census: Census | None = None) -> Artifact:
     started = time.perf_counter()
     budget = Budget(limits)
     sink = DiagnosticSink()
     try:
-        reject_client_options(schema)
-        upgraded, source_dialect = apply_dialect(schema, options["upgrade_drafts"])
-        bundle = resolve(legacy_dependencies(upgraded), budget)
+        keys = census.keys if census is not None else None
+        reject_client_options(schema, keys)
+        upgraded, source_dialect = apply_dialect(schema, options["upgrade_drafts"], census)
+        bundle = resolve(legacy_dependencies(upgraded, keys if upgraded is schema else None), budget)
         bundle = apply_formats(bundle, options["strict_formats"], sink)
         check_patterns(bundle, budget)
         lowered = lower_bundle(bundle, budget, sink)
@@ -89,10 +95,8 @@ def compile_schema(
     `cache_dir` enables the disk cache there (the CLI passes the XDG default); the in-memory LRU
     is used unless `use_cache=False`.
     """
-    from schemac.load import load
-
     limits = limits or Limits()
-    value = load(schema, limits)
+    value, census = load_with_census(schema, limits)
     options = _options(upgrade_drafts, strict_formats, limits)
     key = cache_key(value, options)
     if use_cache:
@@ -102,7 +106,7 @@ def compile_schema(
     disk = DiskCache(cache_dir) if cache_dir is not None and use_cache else None
     artifact = disk.get(key) if disk is not None else None
     if artifact is None:
-        artifact = _build(value, options, key, limits)
+        artifact = _build(value, options, key, limits, census)
         if disk is not None:
             disk.put(artifact)
     if use_cache:

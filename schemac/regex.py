@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 from schemac.budget import Budget
 from schemac.diagnostics import CompileError, reject
-from schemac.schema import Bundle, Schema, child_pointer, iter_subschemas
+from schemac.schema import SUBSCHEMA_KEYWORDS, Bundle, Schema, child_pointer, iter_subschemas
 
 if TYPE_CHECKING:
     import re2
@@ -429,6 +429,32 @@ def _patterns(node: Schema, pointer: str) -> Iterator[tuple[str, str]]:
         stack.extend((sub, child_pointer(ptr, *path)) for path, sub in iter_subschemas(item))
 
 
+def _has_patterns(node: Schema) -> bool:
+    """Whether `_patterns` would yield anything: the same positions, no pointers, any order."""
+    stack: list[Schema] = [node]
+    shapes = SUBSCHEMA_KEYWORDS
+    while stack:
+        item = stack.pop()
+        if not isinstance(item, dict):
+            continue
+        if isinstance(item.get("pattern"), str):
+            return True
+        props = item.get("patternProperties")
+        if isinstance(props, dict) and props:
+            return True
+        for kw, value in item.items():
+            shape = shapes.get(kw)
+            if shape == "one":
+                if isinstance(value, (dict, bool)):
+                    stack.append(value)
+            elif shape == "list":
+                if isinstance(value, list):
+                    stack.extend(value)
+            elif shape == "map" and isinstance(value, dict):
+                stack.extend(value.values())
+    return False
+
+
 def _llguidance_error(patterns: list[str]) -> str:
     """llguidance's complaint about `patterns` (all checked in one grammar), or ""."""
     import llguidance
@@ -455,6 +481,8 @@ def check_patterns(root: Schema | Bundle, budget: Budget) -> None:
     """
     roots = [(root.root, "")] + [(body, root.origin.get(name, "")) for name, body in root.defs.items()] \
         if isinstance(root, Bundle) else [(root, "")]
+    if not any(_has_patterns(node) for node, _ in roots):
+        return
     found: dict[str, str] = {}
     for node, pointer in roots:
         for pattern, ptr in _patterns(node, pointer):

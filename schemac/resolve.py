@@ -10,6 +10,12 @@ A URI outside the document is `remote-ref` and nothing is fetched (no resolver w
 ever built); `$ref`s inside `const`/`enum`/unknown keywords are data and stay untouched.
 A location reached by a JSON Pointer is read as a schema wherever it lies (also inside a `const`
 value), as jsonschema and the spec do; a target that is not an object or boolean is refused.
+
+A `$dynamicRef` whose anchor several resources declare depends on the dynamic scope. The copy
+walk tracks the only part of the scope that matters, the outermost resource entered that declares
+each such anchor (a `State`), and copies a definition once per state it is reached in, so every
+`$dynamicRef` becomes a static `$ref` to the copy its scope selects. A state is projected onto the
+anchors a definition can reach, so copies stay few; each extra copy costs one budget entry.
 """
 from __future__ import annotations
 
@@ -36,6 +42,8 @@ _IN_PLACE: dict[str, str] = {
     "else": "one", "dependentSchemas": "map",
 }
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_.\-]")
+#: the dynamic scope as far as it matters: (anchor name, URI of the outermost resource declaring it)
+State = tuple[tuple[str, str], ...]
 _DEADLINE_EVERY = 512
 
 
@@ -77,6 +85,12 @@ def _def_name(pointer: str) -> str:
     return _UNSAFE_NAME.sub("_", ".".join(keep)) or "_"
 
 
+def _scope_label(uri: str) -> str:
+    """Short readable tag for a resource in a definition name: its last path segment."""
+    tail = uri.rstrip("/").rsplit("/", 1)[-1].split("?", 1)[0]
+    return _UNSAFE_NAME.sub("_", tail) or "_"
+
+
 @dataclass
 class _Index:
     """Everything the first walk learns about the document."""
@@ -84,6 +98,7 @@ class _Index:
     resources: dict[str, str] = field(default_factory=dict)  # absolute URI -> pointer
     anchors: dict[tuple[str, str], str] = field(default_factory=dict)  # (URI, name) -> pointer
     dynamic: dict[str, set[str]] = field(default_factory=dict)  # anchor name -> URIs defining it
+    dynamic_at: dict[tuple[str, str], str] = field(default_factory=dict)  # (URI, name) -> pointer
     bases: dict[str, str] = field(default_factory=dict)  # schema pointer -> base URI
     needs_copy: bool = False
 
@@ -95,10 +110,14 @@ class _Resolver:
         self.index = _Index()
         self.targets: dict[tuple[str, str], str] = {}  # (site pointer, keyword) -> target pointer
         self.target_set: set[str] = set()
-        self.names: dict[str, str] = {}  # target pointer -> definition name
+        self.names: dict[tuple[str, State], str] = {}  # (target pointer, state) -> definition name
         self.used_names: set[str] = set()
         self.base_uri = base_uri
         self.sites: list[tuple[str, str, Any, str]] = []  # (pointer, keyword, value, base)
+        self.dynamic_sites: dict[tuple[str, str], str] = {}  # scope-dependent $dynamicRef -> anchor
+        self.dynamic_names: list[str] = []
+        self.reach: dict[str, frozenset[str]] = {}
+        self.copies: dict[str, int] = {}  # target pointer -> definitions made of it
 
     # ---- first walk: index ------------------------------------------------------------------
 
@@ -129,6 +148,7 @@ class _Resolver:
                     idx.anchors[key] = ptr
                     if kw == "$dynamicAnchor":
                         idx.dynamic.setdefault(name, set()).add(base)
+                        idx.dynamic_at[key] = ptr
             if not idx.needs_copy and not STRIPPED.isdisjoint(node):
                 idx.needs_copy = True
             for kw in _REF_KEYWORDS:
@@ -202,23 +222,79 @@ class _Resolver:
             raise reject("unresolvable-ref", site, f"{kw} {ref!r} refers to a {type(node).__name__}, not a schema")
         if kw == "$dynamicRef" and isinstance(node, dict) and node.get("$dynamicAnchor") == fragment \
                 and len(self.index.dynamic.get(fragment, ())) > 1:
-            raise reject("dynamic-ref", site,
-                         f"$dynamicRef {ref!r}: {len(self.index.dynamic[fragment])} resources declare "
-                         f"$dynamicAnchor {fragment!r}, so the target depends on the dynamic scope",
-                         hint="use $ref to the intended definition")
+            self.dynamic_sites[key] = fragment
+            self.target_set.update(self.index.dynamic_at[(uri, fragment)]
+                                   for uri in self.index.dynamic[fragment])
         self.targets[key] = target
         self.target_set.add(target)
         return target
 
-    def name(self, target: str) -> str:
-        found = self.names.get(target)
+    # ---- dynamic scope ----------------------------------------------------------------------
+
+    def enter(self, state: State, base: str) -> State:
+        """`state` after entering the resource `base`: it may become the outermost for an anchor."""
+        if not self.dynamic_sites:
+            return state
+        fixed = dict(state)
+        for name in self.dynamic_names:
+            if name not in fixed and (base, name) in self.index.dynamic_at:
+                fixed[name] = base
+        return tuple(sorted(fixed.items())) if len(fixed) != len(state) else state
+
+    def def_state(self, target: str, state: State) -> State:
+        """The state a definition is copied in: `state` entering its resource, kept to what it reaches."""
+        if not self.dynamic_sites:
+            return ()
+        reach = self.reach[target]
+        return tuple(item for item in self.enter(state, self.index.bases.get(target, self.base_uri))
+                     if item[0] in reach)
+
+    def resolve_dynamic(self, ptr: str, kw: str, target: str, state: State) -> str:
+        """The target of the ref at `ptr`/`kw` in `state`: its scope's outermost anchor if dynamic."""
+        name = self.dynamic_sites.get((ptr, kw))
+        if name is None:
+            return target
+        outer = dict(state).get(name)
+        return target if outer is None else self.index.dynamic_at[(outer, name)]
+
+    def compute_reach(self) -> None:
+        """For each target, the dynamic anchor names whose refs it can reach (an over-approximation)."""
+        self.dynamic_names = sorted(set(self.dynamic_sites.values()))
+        succ: dict[tuple[str, str], set[str]] = {}
+        for key, name in self.dynamic_sites.items():
+            succ[key] = {self.index.dynamic_at[(uri, name)] for uri in self.index.dynamic[name]}
+        sites = [(ptr, kw) for ptr, kw, _, _ in self.sites if (ptr, kw) in self.targets]
+        direct: dict[str, set[str]] = {}
+        edges: dict[str, set[str]] = {}
+        for t in self.target_set | {""}:
+            prefix = t + "/"
+            under = [s for s in sites if s[0] == t or s[0].startswith(prefix) or not t]
+            direct[t] = {self.dynamic_sites[s] for s in under if s in self.dynamic_sites}
+            edges[t] = {self.targets[s] for s in under} | set().union(*(succ.get(s, set()) for s in under))
+        reach = {t: set(names) for t, names in direct.items()}
+        changed = True
+        while changed:
+            changed = False
+            for t, nxt in edges.items():
+                before = len(reach[t])
+                for n in nxt:
+                    reach[t] |= reach.get(n, set())
+                changed = changed or len(reach[t]) != before
+        self.reach = {t: frozenset(names) for t, names in reach.items()}
+
+    def name(self, target: str, state: State = ()) -> str:
+        found = self.names.get((target, state))
         if found is None:
-            stem = found = _def_name(target)
+            copies = self.copies[target] = self.copies.get(target, 0) + 1
+            if copies > 1:  # a second scope-specific copy of one location
+                self.budget.reserve("entries", 1, target)
+            own = self.index.bases.get(target, self.base_uri)
+            stem = found = _def_name(target) + "".join("-" + _scope_label(uri) for _, uri in state if uri != own)
             n = 2
             while found in self.used_names:
                 found, n = f"{stem}-{n}", n + 1
             self.used_names.add(found)
-            self.names[target] = found
+            self.names[(target, state)] = found
         return found
 
     def resolve_all_sites(self) -> None:
@@ -234,28 +310,33 @@ class _Resolver:
 
     # ---- second walk: copy ------------------------------------------------------------------
 
-    def copy(self, raw: Schema, ptr: str, base: str, pending: list[str]) -> Schema:
-        """Copy of the schema at `ptr` with refs rewritten; referenced locations become refs."""
+    def copy(self, raw: Schema, ptr: str, base: str, pending: list[tuple[str, State]],
+             state: State = ()) -> Schema:
+        """Copy of the schema at `ptr` (in dynamic `state`) with refs rewritten; referenced
+        locations become refs."""
         inline_targets = self.target_set
         holder: list[Any] = [None]
-        stack: list[tuple[Any, Any, Schema, str, str, int]] = [(holder, 0, raw, ptr, base, 0)]
+        stack: list[tuple[Any, Any, Schema, str, str, int, State]] = [(holder, 0, raw, ptr, base, 0, state)]
         limits = self.budget.limits
         count = 0
         while stack:
-            parent, slot, node, p, b, depth = stack.pop()
+            parent, slot, node, p, b, depth, st = stack.pop()
             count += 1
             if count % _DEADLINE_EVERY == 1:
                 self.budget.check_deadline(p)
             if depth > limits.max_depth:
                 raise reject("too-large", p, f"schema nesting exceeds {limits.max_depth} levels")
             if p != ptr and p in inline_targets:
-                parent[slot] = {"$ref": DEF_PREFIX + self.name(p)}
-                pending.append(p)
+                sub_state = self.def_state(p, st)
+                parent[slot] = {"$ref": DEF_PREFIX + self.name(p, sub_state)}
+                pending.append((p, sub_state))
                 continue
             if not isinstance(node, dict):
                 parent[slot] = node
                 continue
-            b = self.index.bases.get(p, b)
+            nb = self.index.bases.get(p, b)
+            if nb != b:
+                b, st = nb, self.enter(st, nb)
             out: dict[str, Any] = {}
             parent[slot] = out
             refs: list[str] = []
@@ -263,23 +344,24 @@ class _Resolver:
                 if key in STRIPPED:
                     continue
                 if key in _REF_KEYWORDS:
-                    target = self.target(p, key, value, b)
-                    refs.append(DEF_PREFIX + self.name(target))
-                    pending.append(target)
+                    target = self.resolve_dynamic(p, key, self.target(p, key, value, b), st)
+                    sub_state = self.def_state(target, st)
+                    refs.append(DEF_PREFIX + self.name(target, sub_state))
+                    pending.append((target, sub_state))
                     continue
                 shape = _WALK.get(key)
                 if shape == "one" and isinstance(value, (dict, bool)):
                     out[key] = None
-                    stack.append((out, key, value, _child(p, key), b, depth + 1))
+                    stack.append((out, key, value, _child(p, key), b, depth + 1, st))
                 elif shape == "list" and isinstance(value, list):
                     out[key] = items = list(value)
                     here = _child(p, key)
-                    stack.extend((items, i, sub, f"{here}/{i}", b, depth + 1)
+                    stack.extend((items, i, sub, f"{here}/{i}", b, depth + 1, st)
                                  for i, sub in enumerate(value) if isinstance(sub, (dict, bool)))
                 elif shape == "map" and isinstance(value, dict):
                     out[key] = entries = dict(value)
                     here = _child(p, key)
-                    stack.extend((entries, k, sub, _child(here, k), b, depth + 1)
+                    stack.extend((entries, k, sub, _child(here, k), b, depth + 1, st)
                                  for k, sub in value.items() if isinstance(sub, (dict, bool)))
                 else:
                     out[key] = value
@@ -290,21 +372,25 @@ class _Resolver:
         return holder[0]
 
     def bundle(self) -> Bundle:
-        pending: list[str] = []
+        pending: list[tuple[str, State]] = []
+        if self.dynamic_sites:
+            self.compute_reach()
         if "" in self.target_set:  # the root is referenced: it lives in defs like any target
-            root: Schema = {"$ref": DEF_PREFIX + self.name("")}
-            pending.append("")
+            state = self.def_state("", ())
+            root: Schema = {"$ref": DEF_PREFIX + self.name("", state)}
+            pending.append(("", state))
         else:
-            root = self.copy(self.doc, "", self.base_uri, pending)
+            state = self.enter((), self.index.bases.get("", self.base_uri))
+            root = self.copy(self.doc, "", self.base_uri, pending, state)
         defs: dict[str, Schema] = {}
         origin: dict[str, str] = {}
         while pending:
-            target = pending.pop()
-            name = self.name(target)
+            target, state = pending.pop()
+            name = self.name(target, state)
             if name in defs:
                 continue
             raw = self.node_at(target, target, "#" + target)
-            defs[name] = self.copy(raw, target, self.index.bases.get(target, self.base_uri), pending)
+            defs[name] = self.copy(raw, target, self.index.bases.get(target, self.base_uri), pending, state)
             origin[name] = target
         ordered = {name: defs[name] for name in sorted(defs)}
         bundle = Bundle(root, ordered, {name: origin[name] for name in ordered})

@@ -19,19 +19,32 @@ what the compiled grammar enforces:
 * References never leave the document: the registry has no retrieval, so an unknown URI is a
   validation error and nothing is fetched. Nested `$schema` naming another dialect is refused
   (`ValueError` at construction): the engine never switches dialect halfway.
-* `format` asserts only the formats llguidance enforces (date-time, time, date, duration, email,
-  hostname, ipv4, ipv6, uuid, uri), each implemented here so the result never depends on which
-  optional packages happen to be installed; every other format is an annotation.
+* Numbers are mathematical numbers (2020-12 §4.2.1, RFC 8259 §6). `parse_answer` keeps every
+  literal exactly: a `float` when the literal is the shortest decimal of a finite double (the
+  value its `repr` spells), else a `decimal.Decimal` (`1e400`, `1e-400`, `0.30000000000000000001`,
+  integers past Python's 4,300-digit conversion limit), else (an exponent past libmpdec's ±10^18)
+  an `ExtremeNumber`. Type checks count these as numbers (integers when integral), and the
+  numeric keywords (bounds, `multipleOf`, and equality in `const`/`enum`/`uniqueItems` when such
+  a number is involved) compare exactly, reading a float by its shortest decimal (the literal the
+  schema author wrote). `multipleOf` is exact decimal arithmetic everywhere (jsonschema's float
+  division says 0.3 is no multiple of 0.1).
+* `format` asserts only the formats the grammar enforces exactly (`schemac.formats`: date-time,
+  time, date, duration, email, hostname, ipv4, ipv6, uuid, uri, uri-reference, iri,
+  iri-reference, json-pointer, relative-json-pointer, uri-template), each implemented here so the
+  result never depends on which optional packages happen to be installed; every other format is
+  an annotation.
 
 Departures from the letter of the RFCs, all documented at the checker: `hostname` checks RFC 1123
 syntax and lengths but not IDNA2008 rules for `xn--` labels; `email` accepts RFC 5321 `Mailbox`
-without the §4.5.3 size limits and without General-address-literals.
+without the §4.5.3 size limits and without General-address-literals; `relative-json-pointer`
+follows the ABNF of draft-bhutton-00, which has no "#" after an index manipulation (`0-1#`).
 """
 from __future__ import annotations
 
 import json
-import math
+import numbers
 import re
+from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from typing import Any, Callable, Iterator
 
@@ -39,9 +52,10 @@ from schemac.schema import Schema
 
 DIALECT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 
-#: formats llguidance enforces; everything else is an annotation
+#: formats the grammar enforces exactly (`schemac.formats.ENFORCED_FORMATS`); others are annotations
 ASSERTED_FORMATS: tuple[str, ...] = (
     "date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid", "uri",
+    "uri-reference", "iri", "iri-reference", "json-pointer", "relative-json-pointer", "uri-template",
 )
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -67,11 +81,131 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def _finite_float(text: str) -> float:
+_NUMBER = re.compile(r"(-?)([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?")
+
+
+def _big_int(digits: str) -> int:
+    """int(digits) without Python's 4,300-digit conversion limit."""
+    return int(digits) if len(digits) < 4000 else int(Decimal(digits))
+
+
+def _parts(value: Any) -> tuple[int, int, int, int]:
+    """(sign, |coefficient|, coefficient digits, exponent) of a finite number: value = sign·m·10^e."""
+    if isinstance(value, ExtremeNumber):
+        return value.sign, value.coefficient, value.digits, value.exponent
+    sign, digits, exponent = (value if isinstance(value, Decimal) else Decimal(_shortest(value))).as_tuple()
+    return -1 if sign else 1, int(Decimal((0, digits, 0))), len(digits), int(exponent)
+
+
+def _shortest(value: Any) -> Any:
+    return repr(value) if type(value) is float else value
+
+
+def _compare(a: Any, b: Any) -> int:
+    """-1, 0 or 1 as a < b, a == b, a > b, exactly, for any two finite numbers."""
+    sa, ma, na, ea = _parts(a)
+    sb, mb, nb, eb = _parts(b)
+    sa, sb = sa * (ma != 0), sb * (mb != 0)
+    if sa != sb or sa == 0:
+        return (sa > sb) - (sa < sb)
+    adj_a, adj_b = ea + na, eb + nb
+    if adj_a != adj_b:
+        return sa if adj_a > adj_b else -sa
+    ma, mb = ma * 10 ** max(nb - na, 0), mb * 10 ** max(na - nb, 0)
+    return sa * ((ma > mb) - (ma < mb))
+
+
+class ExtremeNumber(numbers.Number):
+    """A number whose decimal exponent is past what `decimal.Decimal` holds (about ±10^18).
+
+    Only `parse_answer` makes them (RFC 8259 allows any exponent, and so does the grammar). It
+    compares exactly with ints, floats (by their shortest decimal), Decimals and its own kind, is
+    hashable, and prints as a JSON number.
+    """
+
+    __slots__ = ("sign", "coefficient", "digits", "exponent")
+
+    def __init__(self, negative: bool, digits: str, exponent: int) -> None:
+        """`digits`: the coefficient's decimal digits, no leading or trailing zeros (not all zero)."""
+        self.sign = -1 if negative else 1
+        self.coefficient, self.digits, self.exponent = _big_int(digits), len(digits), exponent
+
+    def is_integer(self) -> bool:
+        return self.exponent >= 0
+
+    def _cmp(self, other: Any) -> int | None:
+        if isinstance(other, bool) or not isinstance(other, (int, float, Decimal, ExtremeNumber)):
+            return None
+        if isinstance(other, (float, Decimal)) and other != other:
+            return None  # NaN
+        if isinstance(other, (float, Decimal)) and other in (float("inf"), float("-inf")):
+            return -1 if other > 0 else 1
+        return _compare(self, other)
+
+    def __eq__(self, other: Any) -> Any:
+        c = self._cmp(other)
+        return NotImplemented if c is None else c == 0
+
+    def __lt__(self, other: Any) -> Any:
+        c = self._cmp(other)
+        return NotImplemented if c is None else c < 0
+
+    def __le__(self, other: Any) -> Any:
+        c = self._cmp(other)
+        return NotImplemented if c is None else c <= 0
+
+    def __gt__(self, other: Any) -> Any:
+        c = self._cmp(other)
+        return NotImplemented if c is None else c > 0
+
+    def __ge__(self, other: Any) -> Any:
+        c = self._cmp(other)
+        return NotImplemented if c is None else c >= 0
+
+    def __hash__(self) -> int:
+        return hash((self.sign, self.coefficient, self.exponent))
+
+    def __str__(self) -> str:
+        return f"{'-' if self.sign < 0 else ''}{Decimal(self.coefficient)}e{self.exponent}"
+
+    def __repr__(self) -> str:
+        return f"ExtremeNumber({str(self)!r})"
+
+
+def _out_of_range(text: str) -> float | Decimal | ExtremeNumber:
+    """A number literal `Decimal(text)` refused: normalised, it may still fit a Decimal."""
+    m = _NUMBER.fullmatch(text)
+    assert m is not None, text  # json.loads hands over RFC 8259 number literals only
+    fraction = m[3] or ""
+    digits = (m[2] + fraction).lstrip("0")
+    if not digits:
+        return -0.0 if m[1] else 0.0
+    significant = digits.rstrip("0")
+    exponent = _big_int(m[4] or "0") - len(fraction) + len(digits) - len(significant)
+    try:
+        return Decimal((1 if m[1] else 0, tuple(map(int, significant)), exponent))
+    except (InvalidOperation, OverflowError):
+        return ExtremeNumber(bool(m[1]), significant, exponent)
+
+
+def _exact_float(text: str) -> float | Decimal | ExtremeNumber:
+    """`text` as a float when that float's shortest decimal is the same number, else a Decimal,
+    else (an exponent no Decimal holds) an ExtremeNumber."""
+    try:
+        exact = Decimal(text)
+    except InvalidOperation:
+        return _out_of_range(text)
     value = float(text)
-    if math.isinf(value):
-        raise ValueError(f"number {text} overflows a double")
-    return value
+    if value - value == 0 and Decimal(repr(value)) == exact:  # finite and spelt exactly
+        return value
+    return exact
+
+
+def _exact_int(text: str) -> int | Decimal:
+    try:
+        return int(text)
+    except ValueError:  # past sys.get_int_max_str_digits(): still an exact integer
+        return Decimal(text)
 
 
 def _check_unicode(value: Any) -> None:
@@ -90,13 +224,18 @@ def _check_unicode(value: Any) -> None:
 
 
 def parse_answer(text: str) -> Any:
-    """Parse an answer as strict JSON; `ValueError` says why it is not."""
+    """Parse an answer as strict JSON; `ValueError` says why it is not.
+
+    Numbers come back exact: `int`, `float`, or `decimal.Decimal` where no double spells the
+    literal (see the module docstring); duplicate keys, NaN/Infinity and lone surrogates are refused.
+    """
     try:
         value = json.loads(
             text,
             object_pairs_hook=_no_duplicates,
             parse_constant=_no_constant,
-            parse_float=_finite_float,
+            parse_float=_exact_float,
+            parse_int=_exact_int,
         )
     except RecursionError:
         raise ValueError("invalid JSON answer: nested too deeply") from None
@@ -138,25 +277,51 @@ _PCT = f"%{_HEX}{_HEX}"
 _PCHAR = f"(?:[{_UNRESERVED}{_SUB_DELIMS}:@]|{_PCT})"
 _SEGMENT = f"{_PCHAR}*"
 _SEGMENT_NZ = f"{_PCHAR}+"
-_URI = "".join([
-    "[A-Za-z][A-Za-z0-9+\\-.]*:",  # scheme
+# userinfo "@", host (IP-literal / IPv4address / reg-name), port
+_AUTHORITY = "".join([
+    f"(?:(?:[{_UNRESERVED}{_SUB_DELIMS}:]|{_PCT})*@)?",
     "(?:",
-    "//",
-    f"(?:(?:[{_UNRESERVED}{_SUB_DELIMS}:]|{_PCT})*@)?",  # userinfo
-    "(?:",
-    rf"\[(?:{_IPV6}|v{_HEX}+\.[{_UNRESERVED}{_SUB_DELIMS}:]+)\]",  # IP-literal
+    rf"\[(?:{_IPV6}|[vV]{_HEX}+\.[{_UNRESERVED}{_SUB_DELIMS}:]+)\]",  # IP-literal
     f"|{_IPV4}",
     f"|(?:[{_UNRESERVED}{_SUB_DELIMS}]|{_PCT})*",  # reg-name
     ")",
-    "(?::[0-9]*)?",  # port
-    f"(?:/{_SEGMENT})*",  # path-abempty
+    "(?::[0-9]*)?",
+])
+_QUERY_FRAGMENT = f"(?:\\?(?:{_PCHAR}|[/?])*)?(?:\\#(?:{_PCHAR}|[/?])*)?"
+_URI = "".join([
+    "[A-Za-z][A-Za-z0-9+\\-.]*:",  # scheme
+    "(?:",
+    f"//{_AUTHORITY}(?:/{_SEGMENT})*",  # authority path-abempty
     f"|/(?:{_SEGMENT_NZ}(?:/{_SEGMENT})*)?",  # path-absolute
     f"|{_SEGMENT_NZ}(?:/{_SEGMENT})*",  # path-rootless
     "|",  # path-empty
     ")",
-    f"(?:\\?(?:{_PCHAR}|[/?])*)?",  # query
-    f"(?:\\#(?:{_PCHAR}|[/?])*)?",  # fragment
+    _QUERY_FRAGMENT,
 ])
+# RFC 3986 §4.2 relative-ref: like hier-part, but a first segment without ":" (path-noscheme)
+_RELATIVE_REF = "".join([
+    "(?:",
+    f"//{_AUTHORITY}(?:/{_SEGMENT})*",
+    f"|/(?:{_SEGMENT_NZ}(?:/{_SEGMENT})*)?",
+    f"|(?:[{_UNRESERVED}{_SUB_DELIMS}@]|{_PCT})+(?:/{_SEGMENT})*",  # path-noscheme
+    "|",
+    ")",
+    _QUERY_FRAGMENT,
+])
+# RFC 3987 §2.2 ucschar and iprivate, as code point ranges
+_UCSCHAR = (
+    (0xA0, 0xD7FF), (0xF900, 0xFDCF), (0xFDF0, 0xFFEF),
+    *((plane << 16, (plane << 16) + 0xFFFD) for plane in range(1, 14)), (0xE1000, 0xEFFFD),
+)
+_IPRIVATE = ((0xE000, 0xF8FF), (0xF0000, 0xFFFFD), (0x100000, 0x10FFFD))
+# RFC 6570 §2.3 expression body (level 4); §2.1 literals with verified erratum 6937 ("'" allowed)
+_VARCHAR = f"(?:[A-Za-z0-9_]|{_PCT})"
+_VARSPEC = f"{_VARCHAR}(?:\\.?{_VARCHAR})*(?::[1-9][0-9]{{0,3}}|\\*)?"
+_EXPRESSION = re.compile(f"[+#./;?&=,!@|]?{_VARSPEC}(?:,{_VARSPEC})*")
+_TEMPLATE_LITERALS = frozenset("!#$&'()*+,-./0123456789:;=?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]_abcdefghijklmnopqrstuvwxyz~")
+_PCT_RE = re.compile(_PCT)
+_NON_NEGATIVE = re.compile("0|[1-9][0-9]*")
+_BAD_TILDE = re.compile("~(?![01])")
 
 _DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
 _TIME = re.compile(
@@ -172,6 +337,7 @@ _DURATION = re.compile(
 _IPV4_RE = re.compile(_IPV4)
 _IPV6_RE = re.compile(_IPV6)
 _URI_RE = re.compile(_URI)
+_RELATIVE_REF_RE = re.compile(_RELATIVE_REF)
 _UUID = re.compile(f"{_HEX}{{8}}-{_HEX}{{4}}-{_HEX}{{4}}-{_HEX}{{4}}-{_HEX}{{12}}")
 _LABEL = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9\-]*[A-Za-z0-9])?")
 _ATOM = r"[A-Za-z0-9!#$%&'*+\-/=?^_`{|}~]+"
@@ -273,6 +439,93 @@ def is_uri(value: str) -> bool:
     return _URI_RE.fullmatch(value) is not None
 
 
+def is_uri_reference(value: str) -> bool:
+    """RFC 3986 URI-reference: a URI or a relative reference; ASCII only."""
+    return _URI_RE.fullmatch(value) is not None or _RELATIVE_REF_RE.fullmatch(value) is not None
+
+
+def _in(ranges: tuple[tuple[int, int], ...], char: str) -> bool:
+    return any(lo <= ord(char) <= hi for lo, hi in ranges)
+
+
+def _iri_as_uri(value: str) -> str | None:
+    """RFC 3987 §3.1 mapping: ucschar (and iprivate, in the query only) percent-encoded as
+    UTF-8; None where a non-ASCII character has no place. The result is a URI (reference)
+    exactly when `value` is an IRI (reference): pct-encoded stands wherever ucschar may."""
+    fragment_at = value.find("#")
+    query_at = value.find("?", 0, fragment_at if fragment_at >= 0 else len(value))
+    out = []
+    for i, char in enumerate(value):
+        if char.isascii():
+            out.append(char)
+            continue
+        in_query = query_at >= 0 and i > query_at and (fragment_at < 0 or i < fragment_at)
+        if not (_in(_UCSCHAR, char) or in_query and _in(_IPRIVATE, char)):
+            return None
+        out.append("".join(f"%{b:02X}" for b in char.encode("utf-8")))
+    return "".join(out)
+
+
+def is_iri(value: str) -> bool:
+    """RFC 3987 IRI: a URI once its ucschar/iprivate characters are percent-encoded."""
+    mapped = _iri_as_uri(value)
+    return mapped is not None and is_uri(mapped)
+
+
+def is_iri_reference(value: str) -> bool:
+    """RFC 3987 IRI-reference: an IRI or an irelative-ref (mapped to URI-reference as `is_iri`)."""
+    mapped = _iri_as_uri(value)
+    return mapped is not None and is_uri_reference(mapped)
+
+
+def is_json_pointer(value: str) -> bool:
+    """RFC 6901 JSON Pointer: empty or "/"-led tokens of any characters, "~" only as ~0 / ~1."""
+    return (not value or value[0] == "/") and _BAD_TILDE.search(value) is None
+
+
+def is_relative_json_pointer(value: str) -> bool:
+    """Relative JSON Pointer (draft-bhutton-relative-json-pointer-00, which 2020-12 cites):
+    non-negative-integer then "#", or an optional ("+" / "-") non-negative-integer index
+    manipulation then a JSON Pointer. The ABNF is followed where the draft's example `0-1#`
+    departs from it."""
+    m = _NON_NEGATIVE.match(value)
+    if not m:
+        return False
+    rest = value[m.end():]
+    if rest == "#":
+        return True
+    if rest[:1] in ("+", "-"):
+        m = _NON_NEGATIVE.match(rest, 1)
+        if not m:
+            return False
+        rest = rest[m.end():]
+    return is_json_pointer(rest)
+
+
+def _template_literal(char: str) -> bool:
+    return char in _TEMPLATE_LITERALS or _in(_UCSCHAR, char) or _in(_IPRIVATE, char)
+
+
+def is_uri_template(value: str) -> bool:
+    """RFC 6570 URI Template (level 4 syntax): literals, pct-encoded and `{...}` expressions."""
+    i = 0
+    while i < len(value):
+        if value[i] == "{":
+            end = value.find("}", i)
+            if end < 0 or _EXPRESSION.fullmatch(value, i + 1, end) is None:
+                return False
+            i = end + 1
+        elif value[i] == "%":
+            if _PCT_RE.match(value, i) is None:
+                return False
+            i += 3
+        elif _template_literal(value[i]):
+            i += 1
+        else:
+            return False
+    return True
+
+
 FORMAT_CHECKS: dict[str, Callable[[str], bool]] = {
     "date-time": is_date_time,
     "time": is_time,
@@ -284,6 +537,12 @@ FORMAT_CHECKS: dict[str, Callable[[str], bool]] = {
     "ipv6": is_ipv6,
     "uuid": is_uuid,
     "uri": is_uri,
+    "uri-reference": is_uri_reference,
+    "iri": is_iri,
+    "iri-reference": is_iri_reference,
+    "json-pointer": is_json_pointer,
+    "relative-json-pointer": is_relative_json_pointer,
+    "uri-template": is_uri_template,
 }
 
 
@@ -429,13 +688,150 @@ def _unevaluated_properties(validator: Any, unevaluated: Any, instance: Any, sch
         yield from validator.descend(instance[key], unevaluated, path=key)
 
 
+# --------------------------------------------------------------------------------------------
+# exact numbers
+
+
+def _exact(value: Any) -> Any:
+    """A number as an exact value: floats by their shortest decimal, anything else as it is."""
+    return Decimal(repr(value)) if type(value) is float else value
+
+
+def _exact_tree(value: Any) -> Any:
+    if type(value) is float:
+        return Decimal(repr(value))
+    if isinstance(value, list):
+        return [_exact_tree(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _exact_tree(v) for k, v in value.items()}
+    return value
+
+
+def _has_exact(value: Any) -> bool:
+    """`value` holds a number only `parse_answer`'s exact path makes (Decimal, ExtremeNumber)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (Decimal, ExtremeNumber)):
+            return True
+        if isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+    return False
+
+
+def _pair(instance: Any, bound: Any) -> tuple[Any, Any]:
+    """Operands for an exact comparison (two floats compare exactly as doubles already)."""
+    if type(instance) is float and type(bound) is float:
+        return instance, bound
+    return _exact(instance), _exact(bound)
+
+
+def _power(n: int, p: int) -> int:
+    count = 0
+    while n and n % p == 0:
+        n //= p
+        count += 1
+    return count
+
+
+def is_multiple(instance: Any, divisor: Any) -> bool:
+    """`instance` is an integer multiple of `divisor` (> 0), in exact decimal arithmetic.
+
+    With instance = m1·10^e1 and divisor = m2·10^e2, the quotient is (m1·10^k)/m2 for
+    k = e1 - e2; only the first max(v2(m2), v5(m2)) powers of ten can help, so no operand ever
+    grows past the digits of the two literals, whatever the exponents.
+    """
+    if isinstance(instance, int) and isinstance(divisor, int):
+        return instance % divisor == 0
+    _, m1, n1, e1 = _parts(instance)
+    _, m2, _, e2 = _parts(divisor)
+    if m1 == 0:
+        return True
+    k = e1 - e2
+    if k >= 0:
+        return m1 * 10 ** min(k, max(_power(m2, 2), _power(m2, 5))) % m2 == 0
+    if -k > n1:
+        return False  # 0 < m1 < 10^-k <= m2·10^-k
+    return m1 % (m2 * 10 ** -k) == 0
+
+
+def _is_json_integer(checker: Any, instance: Any) -> bool:
+    """2020-12 "integer": any number with a zero fractional part (1.0 and 1e400 included)."""
+    if isinstance(instance, bool):
+        return False
+    if isinstance(instance, (float, ExtremeNumber)):
+        return instance.is_integer()
+    if isinstance(instance, Decimal):
+        if not instance.is_finite():
+            return False
+        _, m, n, e = _parts(instance)
+        return e >= 0 or m % 10 ** min(-e, n + 1) == 0
+    return isinstance(instance, int)
+
+
+def _bound(name: str, fails: Callable[[Any, Any], bool], words: str) -> Callable[..., Iterator[Any]]:
+    def keyword(validator: Any, bound: Any, instance: Any, schema: dict) -> Iterator[Any]:
+        if validator.is_type(instance, "number") and fails(*_pair(instance, bound)):
+            yield _error(f"{instance!r} is {words} {bound!r}")
+
+    keyword.__name__ = name
+    return keyword
+
+
+def _multiple_of(validator: Any, divisor: Any, instance: Any, schema: dict) -> Iterator[Any]:
+    if validator.is_type(instance, "number") and not is_multiple(instance, divisor):
+        yield _error(f"{instance!r} is not a multiple of {divisor}")
+
+
+def _const(validator: Any, const: Any, instance: Any, schema: dict) -> Iterator[Any]:
+    from jsonschema._utils import equal
+
+    if _has_exact(instance):
+        instance, const = _exact_tree(instance), _exact_tree(const)
+    if not equal(instance, const):
+        yield _error(f"{const!r} was expected")
+
+
+def _enum(validator: Any, enums: Any, instance: Any, schema: dict) -> Iterator[Any]:
+    from jsonschema._utils import equal
+
+    if _has_exact(instance):
+        found = any(equal(_exact_tree(instance), _exact_tree(each)) for each in enums)
+    else:
+        found = any(equal(each, instance) for each in enums)
+    if not found:
+        yield _error(f"{instance!r} is not one of {enums!r}")
+
+
+def _unique_items(validator: Any, unique: Any, instance: Any, schema: dict) -> Iterator[Any]:
+    from jsonschema._utils import uniq
+
+    if unique and validator.is_type(instance, "array"):
+        items = _exact_tree(instance) if _has_exact(instance) else instance
+        if not uniq(items):
+            yield _error(f"{instance!r} has non-unique elements")
+
+
 @lru_cache(maxsize=1)
 def _validator_class() -> Any:
     from jsonschema import Draft202012Validator, validators
 
     return validators.extend(
         Draft202012Validator,
+        type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_json_integer),
         validators={
+            "minimum": _bound("minimum", lambda i, b: i < b, "less than the minimum of"),
+            "maximum": _bound("maximum", lambda i, b: i > b, "greater than the maximum of"),
+            "exclusiveMinimum": _bound("exclusiveMinimum", lambda i, b: i <= b,
+                                       "less than or equal to the minimum of"),
+            "exclusiveMaximum": _bound("exclusiveMaximum", lambda i, b: i >= b,
+                                       "greater than or equal to the maximum of"),
+            "multipleOf": _multiple_of,
+            "const": _const,
+            "enum": _enum,
+            "uniqueItems": _unique_items,
             "pattern": _pattern,
             "patternProperties": _pattern_properties,
             "additionalProperties": _additional_properties,

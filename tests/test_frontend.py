@@ -141,3 +141,12 @@ def test_legacy_dependencies_in_2020_12_are_enforced() -> None:
     v = FinalValidator(art.schema)
     assert not v.is_valid({"a": 1}) and v.is_valid({"a": 1, "b": 2}) and not v.is_valid({"c": 1})
     assert not v.is_valid({"x": {"p": 1}})
+
+
+def test_ref_shaped_enum_values_are_data() -> None:
+    """Test Suite ref.json: a "$ref" inside an enum value is a literal, not a reference."""
+    schema = {"$defs": {"a_string": {"type": "string"}}, "enum": [{"$ref": "#/$defs/a_string"}]}
+    art = schemac.compile(schema, use_cache=False)
+    assert art.lowered == {"enum": [{"$ref": "#/$defs/a_string"}]}
+    named = {"properties": {"const": {"$ref": "#/$defs/x"}}, "$defs": {"x": {"type": "integer"}}}
+    assert schemac.compile(named, use_cache=False).lowered["$defs"] == {"x": {"type": "integer"}}

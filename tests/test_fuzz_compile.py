@@ -124,19 +124,34 @@ def test_compile_raises_only_compile_error_and_walks_are_valid(schema: Any, seed
         try:
             value = parse_answer(answer)
         except ValueError as exc:
-            if "overflows a double" in str(exc):
-                continue  # known grammar bug, pinned by test_number_grammar_excludes_overflow below
+            if "duplicate object key" in str(exc):
+                continue  # documented grammar gap (README "Known gaps"), pinned below
             raise AssertionError(f"{schema!r} produced unparsable {answer!r}: {exc}") from None
         assert validator.is_valid(value), (schema, answer, validator.errors(value))
 
 
-@pytest.mark.xfail(strict=True, reason="emit/lowering: llguidance's number grammar admits exponents past the double range (1e400)")
-@pytest.mark.parametrize("schema", [{"type": "number"}, {}, {"type": "array", "items": {"type": "number"}}])
-def test_number_grammar_excludes_overflow(schema: Any) -> None:
+def _accepts(grammar: str, text: bytes) -> bool:
     import llguidance
 
-    grammar = schemac.compile(schema, use_cache=False).grammar
     matcher = llguidance.LLMatcher(_byte_tokenizer(), grammar, log_level=0)
-    text = b"[1e400]" if schema.get("type") == "array" else b"1e400"
-    consumed = all(matcher.consume_token(b) for b in text)
-    assert not (consumed and matcher.is_accepting()), "grammar accepts a number that overflows a double"
+    return all(matcher.consume_token(b) for b in text) and matcher.is_accepting()
+
+
+@pytest.mark.parametrize("schema", [{"type": "number"}, {}, {"type": "array", "items": {"type": "number"}}])
+@pytest.mark.parametrize("number", ["1e400", "-1E+400", "1e-400", "0.30000000000000000001"])
+def test_numbers_past_the_double_range_are_valid_answers(schema: Any, number: str) -> None:
+    """The grammar admits any RFC 8259 number; the final check agrees (numbers are mathematical)."""
+    artifact = schemac.compile(schema, use_cache=False)
+    text = f"[{number}]" if schema.get("type") == "array" else number
+    assert _accepts(artifact.grammar, text.encode())
+    assert FinalValidator(artifact.schema).is_valid(parse_answer(text))
+
+
+def test_duplicate_keys_are_the_documented_grammar_gap() -> None:
+    """llguidance does not enforce unique keys in open objects; parse_answer refuses them, so
+    such an answer is an error and never a success (README "Known gaps")."""
+    artifact = schemac.compile({"type": "object", "additionalProperties": {"type": "integer"}}, use_cache=False)
+    text = '{"a":1,"a":2}'
+    assert _accepts(artifact.grammar, text.encode())
+    with pytest.raises(ValueError, match="duplicate object key 'a'"):
+        parse_answer(text)

@@ -33,9 +33,12 @@ def test_exact_and_fixpoint(schema, data):
     assert relower(lowered) == lowered
 
 
-def test_unbounded_rejected():
+def test_unbounded_left_to_lark_or_rejected():
+    """Unbounded arrays keep `contains` and the marker; below an open object they are rejected."""
+    lowered = schemac.compile({"contains": {"const": 1}}, use_cache=False).lowered
+    assert lowered == {"contains": {"const": 1}, "minContains": 1, "x-schemac-array": {}}
     with pytest.raises(schemac.CompileError) as err:
-        schemac.compile({"contains": {"const": 1}}, use_cache=False)
+        schemac.compile({"additionalProperties": {"contains": {"const": 1}}}, use_cache=False)
     assert err.value.codes == ["contains-unbounded"]
 
 

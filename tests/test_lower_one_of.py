@@ -45,13 +45,18 @@ def test_disjoint_branches_become_any_of(schema: dict) -> None:
 _branch = st.sampled_from([
     {"type": "string"}, {"type": "integer"}, {"minimum": 2}, {"maximum": 4}, {"maxLength": 1},
     {"required": ["a"]}, {"required": ["b"]}, {"properties": {"a": {"const": 1}}}, {"enum": [1, "x"]}, True,
+    {"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": False},
+    {"type": "object", "properties": {"b": {"const": 1}}, "additionalProperties": False},
+    {"properties": {"a": {"const": 2}}, "required": ["a"]},
+    {"type": "array", "items": {"type": "number"}}, {"type": "array", "items": {"enum": ["x", 1]}, "maxItems": 2},
+    {"type": "string", "pattern": "^[ab]{2}$"},
 ])
 
 
-@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(branches=st.lists(_branch, min_size=2, max_size=3), data=st.data())
-def test_random_one_of_is_exact(branches: list, data: st.DataObject) -> None:
-    schema = {"oneOf": branches}
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(branches=st.lists(_branch, min_size=2, max_size=3), context=st.sampled_from([{}, {"required": ["a"]}]), data=st.data())
+def test_random_one_of_is_exact(branches: list, context: dict, data: st.DataObject) -> None:
+    schema = {**context, "oneOf": branches}
     try:
         art = schemac.compile(schema, use_cache=False)
     except CompileError as exc:

@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import json
 import socket
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
-from schemac.validate import ASSERTED_FORMATS, FORMAT_CHECKS, FinalValidator, parse_answer
+from schemac.validate import ASSERTED_FORMATS, FORMAT_CHECKS, ExtremeNumber, FinalValidator, is_multiple, parse_answer
 
 SUITE = Path(__file__).resolve().parent.parent / "testdata" / "suite"
 
@@ -37,7 +38,6 @@ def _groups(*names: str):
         ("NaN", "NaN is not JSON"),
         ("[Infinity]", "Infinity is not JSON"),
         ("-Infinity", "-Infinity is not JSON"),
-        ("1e400", "overflows a double"),
         ('"\\ud800"', "lone UTF-16 surrogate"),
         ('{"\\udc00": 1}', "lone UTF-16 surrogate"),
         ("[1,", "invalid JSON answer"),
@@ -54,6 +54,123 @@ def test_parse_answer_accepts() -> None:
     assert parse_answer(' {"a": [1, 2.5, "\\ud83d\\ude00", null]} ') == {"a": [1, 2.5, "😀", None]}
     assert parse_answer("1e308") == 1e308
     assert parse_answer('{"a": {"a": 1}}') == {"a": {"a": 1}}
+
+
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("0.1", 0.1), ("2.50", 2.5), ("1E2", 100.0), ("-0.0", -0.0), ("1e308", 1e308),  # doubles spell these
+        ("1e400", Decimal("1e400")), ("-1e400", Decimal("-1e400")),  # past the double range
+        ("1e-400", Decimal("1e-400")),  # a double would underflow to 0
+        ("0.30000000000000000001", Decimal("0.30000000000000000001")),  # a double would round
+        ("1" + "0" * 5000, Decimal("1e5000")),  # past Python's int digit limit
+        ("12345678901234567890123", 12345678901234567890123),
+    ],
+)
+def test_parse_answer_keeps_numbers_exact(text: str, value: object) -> None:
+    parsed = parse_answer(f"[{text}]")[0]
+    assert type(parsed) is type(value) and parsed == value
+
+
+@pytest.mark.parametrize(
+    "schema, text, valid",
+    [
+        ({"type": "number"}, "1e400", True),
+        ({"type": "integer"}, "1e400", True),
+        ({"type": "integer"}, "1.5e400", True),
+        ({"type": "integer"}, "1e-400", False),
+        ({"type": "integer"}, "1" + "0" * 5000, True),
+        ({"type": "integer"}, "2.000000000000000000001", False),
+        ({"type": ["string", "null"]}, "1e400", False),
+        ({"maximum": 1e308}, "1e400", False),
+        ({"minimum": -1e308}, "-1e400", False),
+        ({"minimum": 0}, "1e400", True),
+        ({"exclusiveMinimum": 0}, "1e-400", True),
+        ({"exclusiveMinimum": 0}, "-1e-400", False),
+        ({"exclusiveMaximum": 0.3}, "0.29999999999999999999", True),
+        ({"maximum": 0.3}, "0.30000000000000000001", False),
+        ({"maximum": 100}, "100.00000000000000000001", False),
+        ({"multipleOf": 0.5}, "1e400", True),
+        ({"multipleOf": 3}, "1e400", False),
+        ({"multipleOf": 3}, "3e400", True),
+        ({"multipleOf": 1e-5}, "1e-400", False),
+        ({"multipleOf": 0.1}, "0.3", True),  # jsonschema's float division says 2.9999999999999996
+        ({"multipleOf": 0.1}, "0.35", False),
+        ({"multipleOf": 0.01}, "0.30000000000000000001", False),
+        ({"multipleOf": 0.0001}, "0.0075", True),
+        ({"const": 0.1}, "0.1000000000000000055511151231257827021181583404541015625", False),  # the double's binary value
+        ({"const": 0.1}, "0.10", True),
+        ({"const": [1, {"a": 1e300}]}, "[1.0, {\"a\": 1e300}]", True),
+        ({"enum": [1, 2]}, "1.0000000000000000000000001", False),
+        ({"enum": [True, 1e400 == 0]}, "1e-400", False),
+        ({"uniqueItems": True}, "[1e400, 1E+400]", False),
+        ({"uniqueItems": True}, "[1e400, 1e401, 1e-400, 0]", True),
+    ],
+)
+def test_exact_numbers(schema: dict, text: str, valid: bool) -> None:
+    assert FinalValidator(schema).is_valid(parse_answer(text)) is valid
+
+
+HUGE = "7e99999999999999999999"  # exponent past libmpdec's ±10^18: an ExtremeNumber
+TINY = "-7e-99999999999999999999"
+
+
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("-0e8810189214240965422157", -0.0),  # zero, whatever the exponent
+        ("10e-1999999999999999998", Decimal("1e-1999999999999999997")),  # fits a Decimal once normalised
+        ("-68.60e948639503678255373164342", "-686e948639503678255373164341"),
+        ("1000e999999999999999997", "1e1000000000000000000"),
+    ],
+)
+def test_parse_answer_keeps_extreme_exponents(text: str, value: object) -> None:
+    parsed = parse_answer(text)
+    if isinstance(value, str):
+        assert isinstance(parsed, ExtremeNumber) and str(parsed) == value
+    else:
+        assert type(parsed) is type(value) and parsed == value and str(parsed) == str(value)
+
+
+def test_extreme_numbers_compare_exactly() -> None:
+    huge, tiny = parse_answer(HUGE), parse_answer(TINY)
+    assert huge == parse_answer("70e99999999999999999998") and hash(huge) == hash(parse_answer("70e99999999999999999998"))
+    assert huge != parse_answer("7e99999999999999999998") and huge != 7 and huge != "7"
+    assert 1e308 < huge and Decimal("9e999999999999999999") < huge and 10**4000 < huge
+    assert sorted([huge, 1, tiny, Decimal("1e400"), 0.5, 0]) == [tiny, 0, 0.5, 1, Decimal("1e400"), huge]
+    assert tiny < 0 and tiny > -1e-323 and tiny > Decimal("-1e-1999999999999999997") and huge < float("inf")
+
+
+@pytest.mark.parametrize(
+    "schema, text, valid",
+    [
+        ({"type": "integer"}, HUGE, True),
+        ({"type": "integer"}, TINY, False),
+        ({"type": "number"}, TINY, True),
+        ({"type": "string"}, HUGE, False),
+        ({"maximum": 1e308}, HUGE, False),
+        ({"minimum": 0}, HUGE, True),
+        ({"exclusiveMaximum": 0}, TINY, True),
+        ({"minimum": -1e-300}, TINY, True),
+        ({"exclusiveMinimum": 0}, TINY, False),
+        ({"multipleOf": 0.5}, HUGE, True),
+        ({"multipleOf": 3}, HUGE, False),
+        ({"multipleOf": 7}, HUGE, True),
+        ({"multipleOf": 1e-300}, TINY, False),
+        ({"enum": [7, "a", 1e308]}, HUGE, False),
+        ({"uniqueItems": True}, f"[{HUGE}, 70e99999999999999999998]", False),
+        ({"uniqueItems": True}, f"[{HUGE}, 7e99999999999999999998, \"a\", {TINY}]", True),
+    ],
+)
+def test_extreme_numbers_validate(schema: dict, text: str, valid: bool) -> None:
+    assert FinalValidator(schema).is_valid(parse_answer(text)) is valid
+
+
+def test_is_multiple_stays_small_for_huge_exponents() -> None:
+    assert is_multiple(Decimal("7e999999999999999999"), 0.5)
+    assert not is_multiple(Decimal("7e999999999999999999"), 3)
+    assert not is_multiple(Decimal("7e-999999999999999999"), 1e-300)
+    assert is_multiple(Decimal(0), 0.7) and is_multiple(10**40, 10**20) and not is_multiple(10**40 + 1, 10**20)
 
 
 def test_suite_formats() -> None:
@@ -160,3 +277,15 @@ def test_errors_name_the_instance_location() -> None:
 def test_property_named_dollar_schema_is_data_not_a_dialect() -> None:
     v = FinalValidator({"properties": {"$schema": {"type": "string"}}, "$defs": {"$schema": {"type": "integer"}}})
     assert v.is_valid({"$schema": "x"}) and not v.is_valid({"$schema": 1})
+
+
+def test_runtime_final_check_returns_exact_numbers() -> None:
+    from schemac.runtime.final import finalize
+
+    schema = {"type": "array", "items": {"type": "number", "minimum": 0}}
+    outcome = finalize("test-validate-exact", schema, f"[1e400, 0.1, {HUGE}]", "stop")
+    assert outcome.status == "ok" and outcome.value == [Decimal("1e400"), 0.1, parse_answer(HUGE)]
+    from schemac.runtime.errors import StructuredOutputError
+
+    with pytest.raises(StructuredOutputError, match="less than the minimum"):
+        finalize("test-validate-exact", schema, "[-1e-400]", "stop")

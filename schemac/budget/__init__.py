@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass, field
 
 from schemac.diagnostics import reject
-from schemac.schema import child_pointer, iter_subschemas
+from schemac.schema import SUBSCHEMA_KEYWORDS, child_pointer, iter_subschemas
 
 #: Default limits (see DESIGN.md): entries are generated anyOf branches, enum members and array
 #: alternatives; evaluations are finite-domain candidates checked with the validator.
@@ -70,9 +70,13 @@ class Budget:
             )
         self.used[kind] = after
 
+    def expired(self) -> bool:
+        """Whether the Python stages have used their share of the deadline (no pointer needed)."""
+        return time.monotonic() - self.started > self.limits.deadline_s - self.limits.native_reserve_s
+
     def check_deadline(self, pointer: str) -> None:
         """Raise `too-large` once the Python stages have used their share of the deadline."""
-        if time.monotonic() - self.started > self.limits.deadline_s - self.limits.native_reserve_s:
+        if self.expired():
             raise reject(
                 "too-large",
                 pointer,
@@ -92,6 +96,8 @@ def check_cost(schema: object, limits: Limits) -> None:
     object schemas of `len(properties)` squared, and enum/const members. Iterative; stops at the
     first bound passed. Raises `too-large` at the node that passed it.
     """
+    if _within_cost(schema, limits):
+        return
     stack: list[tuple[object, str]] = [(schema, "")]
     subschemas = pairs = members = 0
     while stack:
@@ -120,3 +126,39 @@ def check_cost(schema: object, limits: Limits) -> None:
                     f"the schema's enums hold more than {limits.max_enum_values:,} values",
                 )
         stack.extend((sub, child_pointer(pointer, *path)) for path, sub in iter_subschemas(node))
+
+
+def _within_cost(schema: object, limits: Limits) -> bool:
+    """Whether `check_cost` passes: the same totals without building a pointer per subschema.
+
+    The counts only grow, so they pass their bounds at the end exactly when `check_cost` would
+    have stopped on the way; only then is the pointer-tracking walk run, for its error.
+    """
+    stack: list[object] = [schema]
+    subschemas = pairs = members = 0
+    shapes = SUBSCHEMA_KEYWORDS
+    while stack:
+        node = stack.pop()
+        subschemas += 1
+        if subschemas > limits.max_subschemas or pairs > limits.max_property_pairs \
+                or members > limits.max_enum_values:
+            return False
+        if not isinstance(node, dict):
+            continue
+        for kw, value in node.items():
+            shape = shapes.get(kw)
+            if shape is None:
+                if kw == "enum" and isinstance(value, list):
+                    members += len(value)
+            elif shape == "one":
+                if isinstance(value, (dict, bool)):
+                    stack.append(value)
+            elif shape == "list":
+                if isinstance(value, list):
+                    stack.extend(sub for sub in value if isinstance(sub, (dict, bool)))
+            elif isinstance(value, dict):
+                if kw == "properties":
+                    pairs += len(value) ** 2
+                stack.extend(sub for sub in value.values() if isinstance(sub, (dict, bool)))
+    return (subschemas <= limits.max_subschemas and pairs <= limits.max_property_pairs
+            and members <= limits.max_enum_values)

@@ -26,8 +26,8 @@ from schemac.lower import (
     unevaluated,
     unique_items,
 )
-from schemac.lower.context import Definitions, LowerContext, Pass
-from schemac.schema import SUBSCHEMA_KEYWORDS, Bundle, Schema, ref_name
+from schemac.lower.context import Definitions, LowerContext, Pass, Trace
+from schemac.schema import DEF_PREFIX, SUBSCHEMA_KEYWORDS, Bundle, Schema
 
 #: Order matters: passes that generate `not` run before `negation`; `intersection` merges what
 #: the others produced; `supported` is always last.
@@ -47,13 +47,47 @@ PASSES: tuple[Pass, ...] = (
 )
 
 
+#: pass → the keywords it acts on: without any of them it returns its node unchanged (each
+#: pass's own first test), so the walker skips it. A pass not listed here always runs.
+TRIGGERS: dict[Pass, frozenset[str]] = {
+    format_patterns.lower: frozenset({"format"}),
+    unevaluated.lower: frozenset({"unevaluatedProperties", "unevaluatedItems"}),
+    dependencies.lower: frozenset({"dependentRequired", "dependentSchemas"}),
+    conditionals.lower: frozenset({"if"}),
+    one_of.lower: frozenset({"oneOf"}),
+    negation.lower: frozenset({"not"}),
+    property_names.lower: frozenset({"propertyNames"}),
+    contains.lower: frozenset({"contains"}),
+    unique_items.lower: frozenset({"uniqueItems"}),
+    intersection.lower: frozenset({"minProperties", "maxProperties", "minItems", "maxItems", "minLength", "maxLength"}),
+}
+_Step = tuple[Pass, "frozenset[str] | None", str]
+
+
+def _segments(passes: tuple[Pass, ...]) -> tuple[tuple[frozenset[str] | None, tuple[_Step, ...]], ...]:
+    """`passes` as runs of consecutive triggered passes (with the union of their triggers) and
+    single untriggered ones: a node with none of a run's keywords skips the run in one test."""
+    out: list[tuple[frozenset[str] | None, list[_Step]]] = []
+    for p in passes:
+        step = (p, TRIGGERS.get(p), p.__module__.rsplit(".", 1)[-1])
+        if step[1] is not None and out and out[-1][0] is not None:
+            out[-1] = (out[-1][0] | step[1], out[-1][1] + [step])
+        else:
+            out.append((step[1], [step]))
+    return tuple((union, tuple(steps)) for union, steps in out)
+
+
+_PLAN = _segments(PASSES)
+
+
 def lower_node(node: Schema, ctx: LowerContext) -> Schema:
     """Lower one schema node and everything below it."""
     if isinstance(node, bool):
         return node
     if not isinstance(node, dict):
         raise reject("invalid-schema", ctx.pointer, "a schema must be an object or a boolean")
-    ctx.budget.check_deadline(ctx.pointer)
+    if ctx.budget.expired():
+        ctx.budget.check_deadline(ctx.pointer)
     out: dict[str, Any] = {}
     for kw, value in node.items():
         shape = SUBSCHEMA_KEYWORDS.get(kw)
@@ -66,29 +100,50 @@ def lower_node(node: Schema, ctx: LowerContext) -> Schema:
         else:
             out[kw] = value
     result: Schema = out
-    for p in PASSES:
-        if isinstance(result, bool):
-            break
-        result = p(result, ctx)
+    trace = ctx.trace
+    for union, steps in _PLAN:
+        if union is not None and union.isdisjoint(result):
+            continue
+        for p, triggers, name in steps:
+            if triggers is not None and triggers.isdisjoint(result):
+                continue
+            before = result
+            result = p(before, ctx)
+            if trace is not None:
+                trace(ctx.pointer, name, before, result)
+            if isinstance(result, bool):
+                return result
     return result
 
 
+_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "dependentSchemas", "$defs"})
+_LITERALS = frozenset({"const", "enum"})
+
+
 def _referenced(node: Any, found: set[str]) -> None:
-    stack = [node]
+    """Collect the bundle definitions `node` refers to; `const`/`enum` values are data, not
+    schemas, so a "$ref" inside them is not a reference (maps of schemas keep every key)."""
+    stack: list[tuple[Any, bool]] = [(node, False)]
     while stack:
-        cur = stack.pop()
+        cur, is_map = stack.pop()
         if isinstance(cur, dict):
-            name = ref_name(cur)
-            if name is not None:
-                found.add(name)
-            stack.extend(cur.values())
+            if not is_map:
+                ref = cur.get("$ref")  # `ref_name`, inlined: this visits every value
+                if isinstance(ref, str) and ref.startswith(DEF_PREFIX):
+                    found.add(ref[len(DEF_PREFIX):])
+            stack.extend(
+                (v, not is_map and k in _SCHEMA_MAPS) for k, v in cur.items() if is_map or k not in _LITERALS
+            )
         elif isinstance(cur, list):
-            stack.extend(cur)
+            stack.extend((v, False) for v in cur)
 
 
-def lower_bundle(bundle: Bundle, budget: Budget, sink: DiagnosticSink) -> Schema:
-    """Lower a resolved bundle into one schema llguidance accepts (with `$defs` it references)."""
-    ctx = LowerContext(budget, Definitions(bundle), sink, "", 0, lower_node)
+def lower_bundle(bundle: Bundle, budget: Budget, sink: DiagnosticSink, trace: Trace | None = None) -> Schema:
+    """Lower a resolved bundle into one schema llguidance accepts (with `$defs` it references).
+
+    `trace`, if given, sees every pass run on every node (see `LowerContext.trace`).
+    """
+    ctx = LowerContext(budget, Definitions(bundle), sink, "", 0, lower_node, trace)
     root = lower_node(bundle.root, ctx)
     pending: set[str] = set()
     _referenced(root, pending)

@@ -87,12 +87,20 @@ def finite_values(node: Schema) -> list[Any] | None:
     return vals
 
 
-def types_of(node: Schema, ctx: LowerContext | None, depth: int = 0) -> frozenset[str]:
-    """An over-approximation of the base types `node` admits (all types when unknown)."""
+def types_of(
+    node: Schema, ctx: LowerContext | None, depth: int = 0, memo: dict[str, frozenset[str]] | None = None
+) -> frozenset[str]:
+    """An over-approximation of the base types `node` admits (all types when unknown).
+
+    `memo` caches each referenced definition's types for one top-level call, so `$ref` fan-out
+    (a oneOf of refs to oneOfs of refs...) stays linear instead of exponential.
+    """
     if node is False:
         return frozenset()
     if not isinstance(node, dict) or depth > 32:
         return BASE_TYPES
+    if memo is None:
+        memo = {}
     out = BASE_TYPES
     declared = declared_types(node)
     if declared is not None:
@@ -101,17 +109,20 @@ def types_of(node: Schema, ctx: LowerContext | None, depth: int = 0) -> frozense
     if vals is not None:
         out &= frozenset(base_type(v) for v in vals)
     for sub in node.get("allOf", []):
-        out &= types_of(sub, ctx, depth + 1)
+        out &= types_of(sub, ctx, depth + 1, memo)
     for kw in ("anyOf", "oneOf"):
         if kw in node:
             union: frozenset[str] = frozenset()
             for sub in node[kw]:
-                union |= types_of(sub, ctx, depth + 1)
+                union |= types_of(sub, ctx, depth + 1, memo)
             out &= union
-    if ref_name(node) is not None and ctx is not None:
-        target = ctx.deref({"$ref": node["$ref"]})
-        if target is not None:
-            out &= types_of(target, ctx, depth + 1)
+    name = ref_name(node)
+    if name is not None and ctx is not None:
+        if name not in memo:
+            memo[name] = BASE_TYPES  # a cycle back here over-approximates, which is safe
+            target = ctx.deref({"$ref": node["$ref"]})
+            memo[name] = BASE_TYPES if target is None else types_of(target, ctx, depth + 1, memo)
+        out &= memo[name]
     return out
 
 
@@ -206,11 +217,52 @@ def forbids(node: dict[str, Any], key: str) -> bool:
         return False
 
 
+def implied(node: Schema, ctx: LowerContext | None, depth: int = 0) -> list[dict[str, Any]]:
+    """`node` and every schema it implies through `allOf` members and bare `$ref` targets."""
+    if not isinstance(node, dict) or depth > 16:
+        return []
+    name = ref_name(node)
+    if name is not None and len(node) == 1:
+        target = ctx.deref(node) if ctx is not None else None
+        return implied(target, ctx, depth + 1) if target is not None else [node]
+    out = [node]
+    for member in node.get("allOf", []):
+        out.extend(implied(member, ctx, depth + 1))
+    if name is not None and ctx is not None:
+        target = ctx.deref({"$ref": node["$ref"]})
+        if target is not None:
+            out.extend(implied(target, ctx, depth + 1))
+    return out
+
+
+def required_keys(node: Schema, ctx: LowerContext | None) -> frozenset[str]:
+    """Keys every object satisfying `node` has (from `required` in `node` and what it implies)."""
+    out: set[str] = set()
+    for m in implied(node, ctx):
+        out |= _required(m)
+    return frozenset(out)
+
+
+def _property_schemas(members: list[dict[str, Any]], key: str) -> list[Schema]:
+    out: list[Schema] = []
+    for m in members:
+        props = m.get("properties")
+        if isinstance(props, dict) and key in props:
+            out.append(props[key])
+    return out
+
+
 def disjoint(
-    a: Schema, b: Schema, ctx: LowerContext, depth: int = 0, within: frozenset[str] = BASE_TYPES
+    a: Schema,
+    b: Schema,
+    ctx: LowerContext,
+    depth: int = 0,
+    within: frozenset[str] = BASE_TYPES,
+    present: frozenset[str] = frozenset(),
 ) -> bool:
     """True only if no JSON value of a type in `within` satisfies both `a` and `b` (a proof;
-    False means unknown). `within` lets a context (e.g. the siblings of `oneOf`) narrow types."""
+    False means unknown). `within` lets a context (e.g. the siblings of `oneOf`) narrow types,
+    and `present` names keys the context requires of every object."""
     if a is False or b is False:
         return True
     if not isinstance(a, dict) or not isinstance(b, dict) or depth > 16:
@@ -219,38 +271,80 @@ def disjoint(
         name = ref_name(x)
         if name is not None and len(x) == 1:
             target = ctx.deref(x)
-            return target is not None and disjoint(target, y, ctx, depth + 1, within)
+            return target is not None and disjoint(target, y, ctx, depth + 1, within, present)
     shared = types_of(a, ctx) & types_of(b, ctx) & within
     if not shared:
         return True
     for x, y in ((a, b), (b, a)):
         # x implies each of its allOf members and one of its anyOf branches.
-        if any(disjoint(m, y, ctx, depth + 1, shared) for m in x.get("allOf", [])):
+        if any(disjoint(m, y, ctx, depth + 1, shared, present) for m in x.get("allOf", [])):
             return True
         for kw in ("anyOf", "oneOf"):
-            if kw in x and all(disjoint(m, y, ctx, depth + 1, shared) for m in x[kw]):
+            if kw in x and all(disjoint(m, y, ctx, depth + 1, shared, present) for m in x[kw]):
                 return True
         vals = finite_values(x)
         if vals is not None and len(vals) <= 64 and evaluable(y) and not accepted_values(y, vals, ctx):
             return True
-    if shared <= {"object"}:
-        if any(forbids(b, k) for k in _required(a)) or any(forbids(a, k) for k in _required(b)):
-            return True
-        pa, pb = a.get("properties", {}), b.get("properties", {})
-        for k in _required(a) & _required(b):
-            if k in pa and k in pb and disjoint(pa[k], pb[k], ctx, depth + 1):
-                return True
+    if shared <= {"object"} and _objects_disjoint(a, b, ctx, depth, present):
+        return True
     if shared <= {"number"} and _ranges_disjoint(a, b):
         return True
     return False
 
 
+def _objects_disjoint(a: dict[str, Any], b: dict[str, Any], ctx: LowerContext, depth: int, present: frozenset[str]) -> bool:
+    """A key one side (or the context) requires that the other forbids, or whose values the two
+    sides' `properties` make disjoint (looked up through allOf members and references)."""
+    ma, mb = implied(a, ctx), implied(b, ctx)
+    ra = set().union(*(_required(m) for m in ma))
+    rb = set().union(*(_required(m) for m in mb))
+    if any(forbids(m, k) for k in ra | present for m in mb) or any(forbids(m, k) for k in rb | present for m in ma):
+        return True
+    for k in sorted(ra | rb | present):
+        for sa in _property_schemas(ma, k):
+            for sb in _property_schemas(mb, k):
+                if disjoint(sa, sb, ctx, depth + 1):
+                    return True
+    return False
+
+
 def pairwise_disjoint(
-    branches: list[Schema], ctx: LowerContext, within: frozenset[str] = BASE_TYPES
+    branches: list[Schema], ctx: LowerContext, within: frozenset[str] = BASE_TYPES,
+    present: frozenset[str] = frozenset(),
 ) -> bool:
     """True when every pair of `branches` is provably disjoint (on values of types `within`)."""
     return all(
-        disjoint(branches[i], branches[j], ctx, 0, within)
+        disjoint(branches[i], branches[j], ctx, 0, within, present)
         for i in range(len(branches))
         for j in range(i + 1, len(branches))
     )
+
+
+#: A node whose own (or an allOf member's) `const`/`enum` has at most this many values is
+#: lowered by enumeration when `finite_form` is applied to it.
+MAX_FINITE_VALUES = 64
+
+
+def finite_form(node: Schema, ctx: LowerContext) -> Schema | None:
+    """`node` (unlowered) as the `enum` of the values it accepts, when its own `const`/`enum` or
+    an allOf member's bounds it to a few values and it is self-contained; None otherwise.
+
+    Exact by construction: the final validator (the definition of "valid") judges each value on
+    the unlowered node, so constructs with no exact lowering (`not`, overlapping `oneOf`, general
+    patterns) cost nothing when the candidates are known.
+    """
+    if not isinstance(node, dict) or not evaluable(node):
+        return None
+    vals = finite_values(node)
+    for member in node.get("allOf", []):
+        if vals is None and isinstance(member, dict):
+            vals = finite_values(member)
+    if vals is None or len(vals) > MAX_FINITE_VALUES or len(node) == 1 and ("enum" in node or "const" in node):
+        return None
+    try:
+        kept = accepted_values(node, vals, ctx)
+    except ValueError:  # the validator refuses the node (e.g. a nested $schema): no shortcut
+        return None
+    if not kept:
+        return False
+    return {"const": kept[0]} if len(kept) == 1 else {"enum": kept}

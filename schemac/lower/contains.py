@@ -9,7 +9,9 @@ Exact forms, by case:
   m, anyOf over the C(N, m) position sets that hold matches (`prefixItems` of `true`/contains);
   with a maximum, anyOf over the exact set of matching positions, the others taking the
   complement of the contains schema (from the negation pass).
-Unbounded arrays otherwise have no JSON-Schema form: `contains-unbounded`.
+Unbounded arrays (and bounded ones needing more than `MAX_BRANCHES` alternatives) have no
+practical JSON-Schema form: they keep their keywords plus `schemac.lark.MARK` and are written
+as Lark rules by the emitter, which rejects (`contains-unbounded`) where it cannot.
 """
 from __future__ import annotations
 
@@ -18,12 +20,16 @@ from math import comb
 from typing import Any
 
 from schemac.diagnostics import reject
+from schemac.lark import MARK
 from schemac.lower.context import LowerContext
 from schemac.schema import Schema, child_pointer
 
 #: JSON types with "number" split into integers and non-integers, so overlap is set intersection.
 _ALL = frozenset({"null", "boolean", "object", "array", "string", "integer", "fraction"})
 _NON_ARRAY = ["null", "boolean", "object", "number", "string"]
+#: Bounded arrays needing more prefixItems alternatives than this are written in Lark instead
+#: (a fixed figure, so the choice never depends on how much budget is left).
+MAX_BRANCHES = 256
 
 
 def _value_types(v: Any) -> frozenset[str]:
@@ -82,6 +88,25 @@ def _positions(node: dict[str, Any]) -> tuple[list[Schema], Schema, int | None]:
     return prefix, rest, None if bound is None else int(bound)
 
 
+def _branch_count(bound: int, lo: int, hi: int | None) -> int:
+    if hi is None or hi >= bound:
+        return comb(bound, lo)
+    return sum(comb(bound, c) for c in range(lo, hi + 1))
+
+
+def _for_lark(node: dict[str, Any], lo: int, hi: int | None, target: Schema, ctx: LowerContext) -> Schema:
+    """The node as `schemac.lark` writes it: its own keywords, counts as integers, and `MARK`
+    holding the complement of the contains schema when a maximum needs it."""
+    out = {k: v for k, v in node.items() if k not in ("minContains", "maxContains")}
+    out["minContains"] = lo
+    mark: dict[str, Any] = {}
+    if hi is not None:
+        out["maxContains"] = hi
+        mark["not-contains"] = _negate(target, ctx)
+    out[MARK] = mark
+    return out
+
+
 def lower(node: dict[str, Any], ctx: LowerContext) -> Schema:
     if "contains" not in node:
         return node
@@ -93,8 +118,10 @@ def lower(node: dict[str, Any], ctx: LowerContext) -> Schema:
     if hi is not None and hi < lo:
         return {**out, "allOf": list(out.get("allOf", [])) + [{"type": _NON_ARRAY}]}
     target = ctx.deref(node["contains"])
-    if target is None:
-        raise reject("contains-unbounded", here, "`contains` refers to a recursive definition")
+    if target is None:  # a recursive definition: only its rule can stand for it
+        if hi is not None:
+            raise reject("contains-unbounded", here, "`maxContains` over a recursive definition")
+        return _for_lark(node, lo, hi, node["contains"], ctx)
     prefix, rest, bound = _positions(node)
     used = prefix + ([rest] if bound is None or bound > len(prefix) else [])
     if target is False or all(json_types(s).isdisjoint(json_types(target)) for s in used):
@@ -111,14 +138,12 @@ def lower(node: dict[str, Any], ctx: LowerContext) -> Schema:
         return out
     if lo == 0 and hi == 0:  # no item may match: every item takes the complement
         return {**out, "allOf": list(out.get("allOf", [])) + [{"items": _negate(target, ctx)}]}
-    if bound is None:
-        raise reject("contains-unbounded", here,
-                     "`contains` on arrays of unbounded length has no exact JSON-Schema form",
-                     hint="bound the array with maxItems, or make every item match")
+    if bound is not None and lo > bound:
+        return {**out, "allOf": list(out.get("allOf", [])) + [{"type": _NON_ARRAY}]}
+    if bound is None or _branch_count(bound, lo, hi) > MAX_BRANCHES:
+        return _for_lark(node, lo, hi, target, ctx)
     branches: list[Schema] = []
     if hi is None or hi >= bound:
-        if lo > bound:
-            return {**out, "allOf": list(out.get("allOf", [])) + [{"type": _NON_ARRAY}]}
         ctx.budget.reserve("entries", comb(bound, lo), here)
         for chosen in combinations(range(bound), lo):
             last = chosen[-1] + 1

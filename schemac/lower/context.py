@@ -16,22 +16,56 @@ class Definitions:
     source: Bundle
     lowered: dict[str, Schema] = field(default_factory=dict)
     in_progress: set[str] = field(default_factory=set)
+    #: derived forms of a definition that passes inline instead of registering (e.g. a small
+    #: complement), memoised so `$ref` fan-out does not recompute them exponentially
+    derived: dict[str, Schema] = field(default_factory=dict)
 
     def origin(self, name: str) -> str:
         return self.source.origin.get(name, "")
 
 
-@dataclass
-class LowerContext:
-    """Passed to every pass. `pointer` is the user's-document pointer of the node being lowered."""
+#: called by the walker after each pass it runs: (pointer, pass name, node before, node after)
+Trace = Callable[[str, str, Schema, Schema], None]
 
-    budget: Budget
-    defs: Definitions
-    sink: DiagnosticSink
-    pointer: str = ""
-    depth: int = 0
-    #: the walker, injected by schemac.lower so passes can lower what they generate
-    _lower: Callable[[Schema, "LowerContext"], Schema] | None = None
+
+class LowerContext:
+    """Passed to every pass. `pointer` is the user's-document pointer of the node being lowered.
+
+    One is made per lowered node, so it is slotted and its pointer is built only when read
+    (diagnostics, generated names): most nodes never need theirs.
+    """
+
+    __slots__ = ("budget", "defs", "sink", "depth", "_lower", "trace", "_pointer", "_parent", "_tokens")
+
+    def __init__(
+        self,
+        budget: Budget,
+        defs: Definitions,
+        sink: DiagnosticSink,
+        pointer: str = "",
+        depth: int = 0,
+        _lower: Callable[[Schema, "LowerContext"], Schema] | None = None,
+        trace: Trace | None = None,
+    ) -> None:
+        self.budget = budget
+        self.defs = defs
+        self.sink = sink
+        self.depth = depth
+        #: the walker, injected by schemac.lower so passes can lower what they generate
+        self._lower = _lower
+        #: an observer of every pass the walker runs (`schemac explain`); None in the pipeline
+        self.trace = trace
+        self._pointer: str | None = pointer
+        self._parent: LowerContext | None = None
+        self._tokens: tuple[str | int, ...] = ()
+
+    @property
+    def pointer(self) -> str:
+        if self._pointer is None:
+            assert self._parent is not None
+            self._pointer = child_pointer(self._parent.pointer, *self._tokens)
+            self._parent = None
+        return self._pointer
 
     def at(self, *tokens: str | int) -> "LowerContext":
         """Context for a child node `tokens` below the current one."""
@@ -41,10 +75,11 @@ class LowerContext:
                 self.pointer,
                 f"schema nesting exceeds {self.budget.limits.max_depth} levels",
             )
-        return LowerContext(
-            self.budget, self.defs, self.sink, child_pointer(self.pointer, *tokens),
-            self.depth + 1, self._lower,
-        )
+        child = LowerContext(self.budget, self.defs, self.sink, "", self.depth + 1, self._lower, self.trace)
+        child._pointer = None
+        child._parent = self
+        child._tokens = tokens
+        return child
 
     def lower(self, node: Schema, *tokens: str | int) -> Schema:
         """Fully lower a subschema a pass generated (located at the current pointer + tokens)."""
@@ -61,7 +96,7 @@ class LowerContext:
             raise reject("unresolvable-ref", self.pointer, f"no definition named {name!r}")
         self.defs.in_progress.add(name)
         try:
-            sub = LowerContext(self.budget, self.defs, self.sink, self.defs.origin(name), 0, self._lower)
+            sub = LowerContext(self.budget, self.defs, self.sink, self.defs.origin(name), 0, self._lower, self.trace)
             body = sub.lower(self.defs.source.defs[name])
         finally:
             self.defs.in_progress.discard(name)

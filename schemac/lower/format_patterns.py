@@ -1,9 +1,10 @@
 """`format` → the exact form of what the final validator checks, where llguidance's regex differs.
 
 llguidance 1.9.1's format regexes are looser than the validator in places (Feb 29 in any year,
-second 60 at any time, no 253-octet host name limit) and stricter in others (no quoted email
-local parts, no IPv6 with an IPv4 tail), and it intersects `format` with any `pattern`, so the
-`format` itself must not reach it. `schemac.formats` holds the exact patterns; they go into one
+second 60 at any time, no 253-octet host name limit), stricter in others (no quoted email
+local parts, no IPv6 with an IPv4 tail), lacks some (`uri-reference`, `iri`, `json-pointer`,
+`uri-template`...), and it intersects `format` with any `pattern`, so the `format` itself must
+not reach it. `schemac.formats` holds the exact patterns; they go into one
 shared definition per format (charged to the budget once, compiled once), referenced from each
 use (bare where the node holds nothing else but `type`). `hostname` keeps llguidance's regex, which is exact once the total length is bounded.
 Final validation reads the unlowered schema, so it still checks the `format`.

@@ -18,15 +18,17 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from schemac.diagnostics import reject
+from schemac.diagnostics import CompileError, reject
 from schemac.lower.analysis import (
     BASE_TYPES,
     EXACT_INT,
     accepted_values,
     base_type,
     declared_types,
+    disjoint,
     evaluable,
     finite_values,
+    implied,
     integer_only,
     is_integer,
     json_equal,
@@ -38,6 +40,8 @@ from schemac.schema import DEF_PREFIX, TYPES, Schema, ref_name
 
 #: Prefix of generated definitions holding the complement of a bundle definition.
 NOT_PREFIX = "not~"
+#: Marks a definition whose body is being complemented inline inside a domain (a recursion guard).
+INLINE_PREFIX = "not-within~"
 #: Longest string literal whose complement is written as a regex.
 MAX_LITERAL = 256
 #: A complement of a definition this small (JSON characters) is inlined rather than named.
@@ -67,41 +71,73 @@ class _Domain:
     integers: bool = False
     values: tuple[Any, ...] | None = None
     node: dict[str, Any] = field(default_factory=dict)
+    #: the context node and what it implies (allOf members, reference targets): each one holds
+    members: tuple[dict[str, Any], ...] = ()
 
     @staticmethod
     def of(within: Schema | None, ctx: LowerContext) -> "_Domain":
         if not isinstance(within, dict) or not within:
             return _Domain()
+        members = tuple(implied(within, ctx))
         vals = finite_values(within)
-        for member in within.get("allOf", []):
+        for member in members:
             if vals is None:
-                vals = finite_values(member) if isinstance(member, dict) else None
+                vals = finite_values(member)
         return _Domain(
             types_of(within, ctx),
-            integer_only(within),
+            any(integer_only(m) for m in members),
             tuple(vals) if vals is not None and len(vals) <= MAX_DOMAIN_VALUES else None,
             within,
+            members,
         )
 
-    def _nodes(self) -> list[dict[str, Any]]:
-        """The context node and its allOf members: each one holds for every instance."""
-        return [self.node, *(m for m in self.node.get("allOf", []) if isinstance(m, dict))]
+    @staticmethod
+    def of_all(schemas: list[Schema], ctx: LowerContext) -> "_Domain":
+        if not schemas:
+            return _Domain()
+        return _Domain.of(schemas[0] if len(schemas) == 1 else {"allOf": schemas}, ctx)
 
     def prop(self, key: str, ctx: LowerContext) -> "_Domain":
-        for node in self._nodes():
+        found: list[Schema] = []
+        for node in self.members:
             props = node.get("properties")
             if isinstance(props, dict) and key in props:
-                return _Domain.of(props[key], ctx)
-        return _Domain()
+                found.append(props[key])
+        return _Domain.of_all(found, ctx)
 
     def item(self, index: int, ctx: LowerContext) -> "_Domain":
-        for node in self._nodes():
+        found: list[Schema] = []
+        for node in self.members:
             prefix = node.get("prefixItems", [])
             if isinstance(prefix, list) and index < len(prefix):
-                return _Domain.of(prefix[index], ctx)
-            if "items" in node:
-                return _Domain.of(node["items"], ctx)
-        return _Domain()
+                found.append(prefix[index])
+            elif "items" in node:
+                found.append(node["items"])
+        return _Domain.of_all(found, ctx)
+
+    def keys(self) -> frozenset[str] | None:
+        """The finite set of keys an object of the domain may have (None when unbounded):
+        closed by `additionalProperties: false` without `patternProperties`."""
+        out: frozenset[str] | None = None
+        for node in self.members:
+            props = node.get("properties", {})
+            if node.get("additionalProperties") is False and not node.get("patternProperties") and isinstance(props, dict):
+                out = frozenset(props) if out is None else out & frozenset(props)
+        if out is None:
+            return None
+        return frozenset(k for k in out if not any(f is False for f in _props_of(self.members, k)))
+
+    def max_items(self) -> int | None:
+        """The most items an array of the domain may have (None when unbounded)."""
+        limits = [n["maxItems"] for n in self.members if isinstance(n.get("maxItems"), int)]
+        for n in self.members:
+            if n.get("items") is False and isinstance(n.get("prefixItems", []), list):
+                limits.append(len(n.get("prefixItems", [])))
+        return min(limits) if limits else None
+
+
+def _props_of(members: tuple[dict[str, Any], ...], key: str) -> list[Schema]:
+    return [n["properties"][key] for n in members if isinstance(n.get("properties"), dict) and key in n["properties"]]
 
 
 def lower(node: dict[str, Any], ctx: LowerContext) -> Schema:
@@ -146,6 +182,8 @@ def _negate(s: Schema, ctx: LowerContext, dom: _Domain) -> Schema:
         raise reject("invalid-schema", ctx.pointer, "a schema must be an object or a boolean")
     if not dom.types:
         return False
+    if dom.node and disjoint(dom.node, s, ctx):
+        return True  # no instance of the domain satisfies s
     if dom.values is not None and evaluable(s):
         rejected = [v for v in dom.values if v not in _keep(accepted_values(s, list(dom.values), ctx))]
         return _enum(rejected)
@@ -154,7 +192,7 @@ def _negate(s: Schema, ctx: LowerContext, dom: _Domain) -> Schema:
         raise _not_exact(ctx, f"`{sorted(unknown)[0]}`")
     name = ref_name(s)
     if name is not None and len(s) == 1:
-        return _negate_ref(name, ctx)
+        return _negate_ref_within(name, ctx, dom)
     disjuncts: list[Schema] = []
     full, branches = _local_complement({k: v for k, v in s.items() if k in _LOCAL}, ctx, dom)
     if full:
@@ -168,7 +206,7 @@ def _negate(s: Schema, ctx: LowerContext, dom: _Domain) -> Schema:
         if kw in s:
             disjuncts.append(_all([_negate(b, ctx, dom) for b in s[kw]]))
     if name is not None:
-        disjuncts.append(_negate_ref(name, ctx))
+        disjuncts.append(_negate_ref_within(name, ctx, dom))
     return _any(disjuncts, ctx)
 
 
@@ -229,6 +267,25 @@ def _any(parts: list[Schema], ctx: LowerContext) -> Schema:
     return {"anyOf": out}
 
 
+def _negate_ref_within(name: str, ctx: LowerContext, dom: _Domain) -> Schema:
+    """¬$ref: the shared complement of the definition, or, where that has no exact form, the
+    definition's body complemented inside the domain (inlined, once per recursion path)."""
+    try:
+        return _negate_ref(name, ctx)
+    except CompileError as exc:
+        key = INLINE_PREFIX + name
+        if "not-exact" not in exc.codes or not dom.node or key in ctx.defs.in_progress:
+            raise
+        target = ctx.deref({"$ref": DEF_PREFIX + name})
+        if target is None:
+            raise
+    ctx.defs.in_progress.add(key)
+    try:
+        return _negate(target, ctx, dom)
+    finally:
+        ctx.defs.in_progress.discard(key)
+
+
 def _negate_ref(name: str, ctx: LowerContext) -> Schema:
     """¬$ref: the complement of the definition, memoised as `not~<name>` (¬¬ref is the ref)."""
     if name.startswith(NOT_PREFIX) and name not in ctx.defs.source.defs:
@@ -236,6 +293,8 @@ def _negate_ref(name: str, ctx: LowerContext) -> Schema:
     key = NOT_PREFIX + name
     if key in ctx.defs.lowered or key in ctx.defs.in_progress:
         return {"$ref": DEF_PREFIX + key}
+    if key in ctx.defs.derived:
+        return ctx.defs.derived[key]
     target = ctx.deref({"$ref": DEF_PREFIX + name})
     if target is None:
         raise _not_exact(ctx, f"definition {name!r} from inside its own recursion")
@@ -245,9 +304,11 @@ def _negate_ref(name: str, ctx: LowerContext) -> Schema:
     finally:
         ctx.defs.in_progress.discard(key)
     if isinstance(body, bool):
+        ctx.defs.derived[key] = body
         return body
     text = repr(body)
     if DEF_PREFIX + key not in text and len(text) <= INLINE_LIMIT:
+        ctx.defs.derived[key] = body
         return body
     return {"$ref": ctx.add_definition(key, ctx.lower(body))}
 
@@ -498,7 +559,77 @@ class _all_but(frozenset):  # marks "every code point except these"
     pass
 
 
+def _repeated_atom(pattern: str) -> tuple[list[tuple[int, int]], int, int | None] | None:
+    """For `^A{m,n}$` (also `*`, `+`, `?`, `{n}`, `{n,}`, or no quantifier) with A one character,
+    escape, `.` or class: (A's code point ranges, m, n); None for any other pattern."""
+    from schemac.regex import PatternError, _complement, _LINE_TERMINATORS, _Translator
+
+    if len(pattern) < 3 or pattern[0] != "^" or pattern[-1] != "$" or pattern.endswith("\\$"):
+        return None
+    t = _Translator(pattern[:-1])
+    t.i = 1
+    try:
+        c = pattern[1]
+        if c == "[":
+            t.i += 1
+            atom = t.char_class()
+        elif c == "\\":
+            t.i += 1
+            item = t.escape(in_class=False)
+            atom = item if isinstance(item, list) else [(item, item)]
+        elif c == ".":
+            t.i += 1
+            atom = _complement(_LINE_TERMINATORS)
+        elif c in _META:
+            return None
+        else:
+            cp = t.code_point()
+            atom = [(cp, cp)]
+        text, rest = pattern[1:t.i], pattern[t.i:-1]
+        copies = 1
+        while rest.startswith(text):
+            rest, copies = rest[len(text):], copies + 1
+        if copies > 1 and rest:
+            return None  # e.g. `^aa+$`
+        bounds = {"": (copies, copies), "*": (0, None), "+": (1, None), "?": (0, 1)}.get(rest)
+        if bounds is None:
+            if not (rest.startswith("{") and rest.endswith("}")) or t.counted() is None:
+                return None
+            bounds = t.counted()
+            if t.p.index("}", t.i) != len(t.p) - 1:
+                return None
+    except PatternError:
+        return None
+    lo, hi = bounds
+    if hi is not None and hi < lo:
+        return None
+    return list(atom), lo, hi
+
+
+def _not_repeated(atom: list[tuple[int, int]], lo: int, hi: int | None, pattern: str, ctx: LowerContext) -> list[Schema]:
+    """Strings failing `^A{lo,hi}$`: a length outside [lo, hi], or some character outside A."""
+    from schemac.regex import _complement
+
+    out: list[Schema] = []
+    if lo > 0:
+        out.append({"type": "string", "maxLength": lo - 1})
+    if hi is not None:
+        out.append({"type": "string", "minLength": hi + 1})
+    outside = [(a, b) for a, b in _complement(atom) if a <= MAX_CODE_POINT]
+    if outside:
+        admitted = {cp for a, b in outside for cp in (0x22, 0x5C) if a <= cp <= b}
+        if any(a <= 0 and b >= 0x1F for a, b in outside) and len(admitted) == 1:
+            raise _not_exact(ctx, f"`pattern` {pattern!r} (it would exclude a quote or backslash)")
+        regex = _ranges_regex(outside)
+        ctx.budget.reserve("regex_chars", len(regex), ctx.pointer)
+        out.append({"type": "string", "pattern": regex})
+    return out
+
+
 def _not_pattern(pattern: str, ctx: LowerContext) -> list[Schema]:
+    repeated = _repeated_atom(pattern)
+    if repeated is not None:
+        return _not_repeated(*repeated, pattern, ctx)
     outside = _one_char_class(pattern)
     if outside is not None:  # "contains a character of C" fails iff every character is outside C
         try:
@@ -547,22 +678,37 @@ def _not_keyword(t: str, kw: str, s: dict[str, Any], ctx: LowerContext, dom: _Do
     if kw == "required":
         return [{"type": "object", "properties": {k: False}} for k in dict.fromkeys(v)]
     if kw == "properties":
+        keys = dom.keys()
         out: list[Schema] = []
         for k, sub in v.items():
+            if keys is not None and k not in keys:
+                continue  # no object of the domain has k
             other = _negate(sub, ctx, dom.prop(k, ctx))
-            if other is not False:
+            if other is True:
+                out.append({"type": "object", "required": [k]})
+            elif other is not False:
                 out.append({"type": "object", "required": [k], "properties": {k: other}})
         return out
     if kw == "patternProperties":
         if all(sub is True for sub in v.values()):
             return []
-        raise _not_exact(ctx, "`patternProperties` (some matching key would have to break it)")
+        keys = dom.keys()
+        if keys is None:
+            raise _not_exact(ctx, "`patternProperties` (some matching key would have to break it)",
+                             "close the object (additionalProperties: false) so its keys are known")
+        return _present_breaking([(k, sub) for k in sorted(keys) for p, sub in v.items() if _search(p, k, ctx)], ctx, dom)
     if kw == "additionalProperties":
         if v is True:
             return []
         if v is False and not s.get("properties") and not s.get("patternProperties"):
             return [{"type": "object", "minProperties": 1}]
-        raise _not_exact(ctx, "`additionalProperties` (some additional key would have to break it)")
+        keys = dom.keys()
+        if keys is None:
+            raise _not_exact(ctx, "`additionalProperties` (some additional key would have to break it)",
+                             "close the surrounding object (additionalProperties: false) so its keys are known")
+        named = s.get("properties", {})
+        extra = [k for k in sorted(keys) if k not in named and not any(_search(p, k, ctx) for p in s.get("patternProperties", {}))]
+        return _present_breaking([(k, v) for k in extra], ctx, dom)
     if kw == "prefixItems":
         out = []
         for i, sub in enumerate(v):
@@ -576,21 +722,47 @@ def _not_keyword(t: str, kw: str, s: dict[str, Any], ctx: LowerContext, dom: _Do
 
 
 def _not_items(items: Schema, s: dict[str, Any], ctx: LowerContext, dom: _Domain) -> list[Schema]:
-    """Some item past `prefixItems` breaks `items`: one branch per position below `maxItems`."""
+    """Some item past `prefixItems` breaks `items`: one branch per position below `maxItems`
+    (of the node or the domain), or just "one more item" when no item of the domain fits."""
     k = len(s.get("prefixItems", []))
     if items is True:
         return []
     if items is False:
         return [{"type": "array", "minItems": k + 1}]
-    limit = s.get("maxItems")
-    if limit is None:
-        raise _not_exact(ctx, "`items` on arrays of unbounded length (some item would have to break it)",
-                         "bound the array with maxItems")
     other = _negate(items, ctx, dom.item(k, ctx))
     if other is False:
         return []
+    if other is True:
+        return [{"type": "array", "minItems": k + 1}]
+    limits = [n for n in (s.get("maxItems"), dom.max_items()) if isinstance(n, int)]
+    if not limits:
+        raise _not_exact(ctx, "`items` on arrays of unbounded length (some item would have to break it)",
+                         "bound the array with maxItems")
+    limit = min(limits)
     ctx.budget.reserve("entries", max(0, limit - k), ctx.pointer)
     return [{"type": "array", "minItems": j + 1, "prefixItems": [True] * j + [other]} for j in range(k, limit)]
+
+
+def _present_breaking(pairs: list[tuple[str, Schema]], ctx: LowerContext, dom: _Domain) -> list[Schema]:
+    """Objects where some key k of `pairs` is present and breaks its schema (one branch per pair)."""
+    ctx.budget.reserve("entries", len(pairs), ctx.pointer)
+    out: list[Schema] = []
+    for k, sub in pairs:
+        other = _negate(sub, ctx, dom.prop(k, ctx))
+        if other is not False:
+            out.append({"type": "object", "required": [k]} if other is True else
+                       {"type": "object", "required": [k], "properties": {k: other}})
+    return out
+
+
+def _search(pattern: str, key: str, ctx: LowerContext) -> bool:
+    """Whether `pattern` matches `key` as the validator decides (RE2 on the translated pattern)."""
+    from schemac.regex import PatternError, compile_re2
+
+    try:
+        return compile_re2(pattern).search(key) is not None
+    except PatternError:
+        raise _not_exact(ctx, f"`patternProperties` with a pattern RE2 cannot run ({pattern!r})") from None
 
 
 def _not_multiple(k: Any, s: dict[str, Any], ctx: LowerContext, dom: _Domain) -> list[Schema]:

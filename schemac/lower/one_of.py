@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from schemac.diagnostics import CompileError, reject
-from schemac.lower.analysis import accepted_values, disjoint, evaluable, finite_values, types_of
+from schemac.lower.analysis import accepted_values, disjoint, evaluable, finite_values, required_keys, types_of
 from schemac.lower.context import LowerContext
 from schemac.lower.negation import MAX_DOMAIN_VALUES, conjoin, negate
 from schemac.schema import Schema
@@ -29,10 +29,14 @@ def lower(node: dict[str, Any], ctx: LowerContext) -> Schema:
     values = finite_values(rest)
     if values is not None and len(values) <= MAX_DOMAIN_VALUES and all(evaluable(b) for b in branches):
         return conjoin(rest, _enumerate(branches, values, here))
-    within = types_of(rest, ctx)
+    within, present = types_of(rest, ctx), required_keys(rest, ctx)
     n = len(branches)
-    apart = [[i == j or disjoint(branches[i], branches[j], here, 0, within) for j in range(n)] for i in range(n)]
-    if all(all(row) for row in apart):
+    apart: set[tuple[int, int]] = set()  # pairs (i, j), i < j, proven disjoint; each tried once
+    for i in range(n):
+        for j in range(i + 1, n):
+            if disjoint(branches[i], branches[j], here, 0, within, present):
+                apart.add((i, j))
+    if len(apart) == n * (n - 1) // 2:
         return conjoin(rest, {"anyOf": branches})
     return conjoin(rest, _exclusive(branches, apart, rest, here))
 
@@ -51,16 +55,16 @@ def _enumerate(branches: list[Schema], values: list[Any], ctx: LowerContext) -> 
     return {"const": kept[0]} if len(kept) == 1 else {"enum": kept}
 
 
-def _exclusive(branches: list[Schema], apart: list[list[bool]], rest: dict[str, Any], ctx: LowerContext) -> Schema:
+def _exclusive(branches: list[Schema], apart: set[tuple[int, int]], rest: dict[str, Any], ctx: LowerContext) -> Schema:
     """anyOf over i of Aᵢ ∧ ¬Aⱼ for the j not proven disjoint from Aᵢ."""
     n = len(branches)
-    ctx.budget.reserve("entries", n + sum(not apart[i][j] for i in range(n) for j in range(n)), ctx.pointer)
+    ctx.budget.reserve("entries", n + n * (n - 1) - 2 * len(apart), ctx.pointer)
     out: list[Schema] = []
     for i, a in enumerate(branches):
         within: Schema = {"allOf": [rest, a]} if rest else a
         parts: list[Schema] = [a]
         for j, b in enumerate(branches):
-            if apart[i][j]:
+            if i == j or (min(i, j), max(i, j)) in apart:
                 continue
             try:
                 parts.append(negate(b, ctx.at(j), within))

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from schemac.diagnostics import reject
+from schemac.lark import MARK
 from schemac.lower.context import LowerContext
 from schemac.schema import Schema, child_pointer
 
@@ -24,9 +25,16 @@ SUPPORTED: frozenset[str] = frozenset(
 )
 
 
+#: Array keywords the Lark emitter (`schemac.lark`) writes, allowed only beside its marker.
+LARK_ARRAY: frozenset[str] = frozenset({"contains", "minContains", "maxContains", "uniqueItems", MARK})
+
+
 def lower(node: dict[str, Any], ctx: LowerContext) -> Schema:
+    if SUPPORTED.issuperset(node):
+        return node  # the common case, without building `allowed`
+    allowed = SUPPORTED | LARK_ARRAY if MARK in node else SUPPORTED
     for kw in node:
-        if kw not in SUPPORTED:
+        if kw not in allowed:
             raise reject(
                 "unsupported-keyword",
                 child_pointer(ctx.pointer, kw),

@@ -5,14 +5,18 @@ domain (const/enum/boolean/null/bounded integer, filtered through its schema by 
 is finite, and the distinct sequences within the length bounds become one `enum` of arrays
 (JSON equality: 1 == 1.0, true != 1, objects by value). It is a no-op when at most one item
 can exist, or when no two positions can hold equal values (their JSON types are disjoint).
-Otherwise: `unique-items-unbounded`. Every array and every candidate check is charged.
+More than `MAX_ARRAYS` arrays (up to 64 distinct values) are left to `schemac.lark`, which
+tracks used values in a parametric grammar. Otherwise: `unique-items-unbounded`. Every array,
+grammar alternative and candidate check is charged.
 """
 from __future__ import annotations
 
 import json
+from itertools import islice
 from typing import Any, Iterator
 
 from schemac.diagnostics import reject
+from schemac.lark import MARK
 from schemac.lower.contains import json_types
 from schemac.lower.context import LowerContext
 from schemac.schema import Schema, child_pointer
@@ -20,6 +24,11 @@ from schemac.schema import Schema, child_pointer
 _NON_ARRAY = ["null", "boolean", "object", "number", "string"]
 #: An integer range longer than this is treated as unbounded (it could never fit the budget).
 _MAX_RANGE = 256
+#: More distinct arrays than this are written as a Lark grammar instead of an enum (a fixed
+#: figure, so the choice never depends on how much budget is left).
+MAX_ARRAYS = 256
+#: The Lark form tracks used values in one 64-bit grammar parameter.
+MAX_LARK_VALUES = 64
 
 
 def json_key(value: Any) -> str:
@@ -113,6 +122,20 @@ def _may_clash(positions: list[Schema | None], last_repeats: bool) -> bool:
     return False
 
 
+def _for_lark(out: dict[str, Any], domains: list[list[Any]], ctx: LowerContext, here: str) -> Schema:
+    """The node as `schemac.lark` writes it (one bit per distinct value, so at most 64 values):
+    its keywords, `uniqueItems`, and `MARK` with the values each position can take (the prefix
+    positions, then the later items)."""
+    distinct = {json_key(v) for dom in domains for v in dom}
+    if len(distinct) > MAX_LARK_VALUES:
+        raise reject("unique-items-unbounded", here,
+                     f"`uniqueItems` over {len(distinct)} distinct item values: too many to enumerate the "
+                     f"arrays, and more than the {MAX_LARK_VALUES} a grammar can track",
+                     hint="bound the array with maxItems, or narrow the item enum")
+    ctx.budget.reserve("entries", sum(len(d) for d in domains), here)
+    return {**out, "uniqueItems": True, MARK: {"domains": domains}}
+
+
 def lower(node: dict[str, Any], ctx: LowerContext) -> Schema:
     if node.get("uniqueItems") is not True:
         return {k: v for k, v in node.items() if k != "uniqueItems"} if "uniqueItems" in node else node
@@ -142,6 +165,8 @@ def lower(node: dict[str, Any], ctx: LowerContext) -> Schema:
     if hi is not None:
         longest = min(longest, int(hi))
     per_position = [doms[i] if i < len(shown) else tail for i in range(longest)]
+    if sum(1 for _ in islice(_sequences(per_position, lo, longest), MAX_ARRAYS + 1)) > MAX_ARRAYS:
+        return _for_lark(out, doms[: len(shown)] + [tail if len(positions) > len(shown) else []], ctx, here)
     arrays: list[list[Any]] = []
     for seq in _sequences(per_position, lo, longest):
         ctx.budget.reserve("entries", 1, here)

@@ -123,7 +123,7 @@ EXPECTED: dict[str, set[str]] = {
     "ref-bomb-root": {"unresolvable-ref"},
     "ref-fanout-allof": {"ok"},
     "ref-fanout-anyof": {"ok"},
-    "ref-fanout-oneof": {"ok", "one-of-not-exact", "budget-exhausted"},
+    "ref-fanout-oneof": {"ok", "one-of-not-exact", "budget-exhausted", "unsatisfiable", "too-large"},  # oneOf[X, X] is false; the deadline may end it first
     "ref-cycle-bare": {"unresolvable-ref"},
     "ref-cycle-siblings": {"unresolvable-ref"},
     "ref-cycle-defs": {"unresolvable-ref"},

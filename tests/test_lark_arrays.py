@@ -1,0 +1,113 @@
+"""Lark emission for arrays (schemac.lark): exact both ways, rejection above unwritable nodes,
+budget, and the JSON path untouched where no array needs Lark."""
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import schemac
+from grammar_harness import accepts
+from lower_passes_oracle import relower
+from schemac.budget import Limits
+from schemac.lark import MARK
+
+ATOMS = st.sampled_from([0, 1, 2, 3, 5, 6, 42, "a", "b", "c", True, None])
+VALUES = st.recursive(ATOMS, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+    st.sampled_from(["a", "b", "x"]), inner, max_size=2), max_leaves=8)
+ARRAYS = st.lists(VALUES, max_size=7)
+
+SCHEMAS = [
+    {"contains": {"const": 1}},
+    {"contains": {"minimum": 5}},
+    {"items": {"multipleOf": 2}, "contains": {"multipleOf": 3}},
+    {"contains": {"const": 1}, "minContains": 2, "maxContains": 3},
+    {"contains": {"type": "string"}, "maxContains": 1, "minItems": 2},
+    {"prefixItems": [{"type": "string"}, {"const": 1}], "contains": {"const": 1}, "minContains": 2},
+    {"type": "array", "items": {"type": "array"}, "contains": {"contains": {"const": 42}}},
+    {"allOf": [{"contains": {"multipleOf": 2}}, {"contains": {"const": 3}, "maxContains": 1}]},
+    {"type": "object", "properties": {"a": {"contains": {"const": "a"}}, "b": {"type": "integer"}},
+     "required": ["b"], "additionalProperties": False},
+    {"anyOf": [{"type": "string"}, {"contains": {"const": 2}, "minContains": 2}]},
+    {"$defs": {"t": {"anyOf": [{"type": "integer"}, {"type": "array", "items": {"$ref": "#/$defs/t"},
+                                                    "contains": {"const": 0}}]}},
+     "$ref": "#/$defs/t"},
+    {"items": {"enum": ["a", "b", "c", "x", 1, 2, 3, 5, 6, True, None]}, "uniqueItems": True},
+    {"prefixItems": [{"enum": ["a", "b"]}, {"type": "boolean"}], "items": {"enum": ["a", "b", "c", 1, 2, 3, 5]},
+     "uniqueItems": True, "minItems": 1, "maxItems": 5},
+]
+
+
+def _is_lark(grammar: str) -> bool:
+    return json.loads(grammar)["grammars"][0].get("lark_grammar") is not None
+
+
+def _check(schema, data) -> None:
+    art = schemac.compile(schema, use_cache=False)
+    validator = jsonschema.Draft202012Validator(schema)
+    for value in data:
+        want = validator.is_valid(value)
+        assert jsonschema.Draft202012Validator(art.lowered).is_valid(value) is want, value
+        assert accepts(art.grammar, json.dumps(value)) is want, (value, want)
+
+
+@pytest.mark.parametrize("schema", SCHEMAS, ids=lambda s: json.dumps(s)[:50])
+@settings(max_examples=40, deadline=None)
+@given(data=st.lists(ARRAYS, max_size=6))
+def test_exact_both_ways(schema, data):
+    """Grammar acceptance equals the oracle (instances without floats or multi-key objects in
+    other than `properties` order, so completeness gaps of the syntax policy play no part)."""
+    objects = [{"b": 1}, {"a": ["a"], "b": 2}, {"a": ["b", 1], "b": 3}, {"a": [], "b": 0}, {"a": ["a"]}]
+    _check(schema, data + objects + [[], "s", 7, [[42]], [1, 1, 1], [6, 2, 3], [0, [0, 1]], ["a", True, 2]])
+
+
+@pytest.mark.parametrize("schema", SCHEMAS, ids=lambda s: json.dumps(s)[:50])
+def test_marked_and_fixpoint(schema):
+    art = schemac.compile(schema, use_cache=False)
+    assert MARK in json.dumps(art.lowered) and _is_lark(art.grammar)
+    assert relower(art.lowered) == art.lowered
+
+
+def test_json_path_kept_without_marks():
+    art = schemac.compile({"contains": {"const": 1}, "maxItems": 2}, use_cache=False)
+    assert not _is_lark(art.grammar) and MARK not in json.dumps(art.lowered)
+
+
+@pytest.mark.parametrize("schema", [
+    {"patternProperties": {"^a": {"contains": {"const": 1}}}},  # open object above
+    {"type": "object", "properties": {"a": {"contains": {"const": 1}}}},  # additionalProperties not false
+    {"enum": [[1], [2]], "contains": {"const": 1}},  # enum beside
+    {"items": {"enum": [1, 2, 3]}, "uniqueItems": True, "contains": {"const": 1}},
+])
+def test_unwritable_neighbourhood_rejected(schema):
+    with pytest.raises(schemac.CompileError) as err:
+        schemac.compile(schema, use_cache=False)
+    assert err.value.codes == ["contains-unbounded"]
+
+
+def test_unique_too_many_values_rejected():
+    schema = {"items": {"enum": list(range(65))}, "uniqueItems": True}
+    with pytest.raises(schemac.CompileError) as err:
+        schemac.compile(schema, use_cache=False)
+    assert err.value.codes == ["unique-items-unbounded"]
+
+
+def test_unique_budget_just_under_and_over():
+    """The Lark form charges one entry per (position, value) alternative: 12 values, one slot."""
+    schema = {"items": {"enum": list(range(12))}, "uniqueItems": True}
+    schemac.compile(schema, limits=Limits(entries=12), use_cache=False)
+    with pytest.raises(schemac.CompileError) as err:
+        schemac.compile(schema, limits=Limits(entries=11), use_cache=False)
+    assert err.value.codes == ["budget-exhausted"]
+
+
+def test_path_never_depends_on_the_budget_left():
+    """16 arrays fit the enumeration threshold: a small budget exhausts, it never switches path."""
+    schema = {"items": {"enum": [1, 2, 3]}, "uniqueItems": True}
+    with pytest.raises(schemac.CompileError) as err:
+        schemac.compile(schema, limits=Limits(entries=15), use_cache=False)
+    assert err.value.codes == ["budget-exhausted"]
+    bounded = {"contains": {"const": 1}, "maxItems": 12, "minContains": 6}  # C(12, 6) = 924 > 256
+    assert _is_lark(schemac.compile(bounded, use_cache=False).grammar)
