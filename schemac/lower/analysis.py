@@ -88,19 +88,14 @@ def finite_values(node: Schema) -> list[Any] | None:
 
 
 def types_of(
-    node: Schema, ctx: LowerContext | None, depth: int = 0, memo: dict[str, frozenset[str]] | None = None
+    node: Schema, ctx: LowerContext | None, depth: int = 0, _refs: dict[str, frozenset[str]] | None = None
 ) -> frozenset[str]:
-    """An over-approximation of the base types `node` admits (all types when unknown).
-
-    `memo` caches each referenced definition's types for one top-level call, so `$ref` fan-out
-    (a oneOf of refs to oneOfs of refs...) stays linear instead of exponential.
-    """
+    """An over-approximation of the base types `node` admits (all types when unknown)."""
     if node is False:
         return frozenset()
     if not isinstance(node, dict) or depth > 32:
         return BASE_TYPES
-    if memo is None:
-        memo = {}
+    refs = {} if _refs is None else _refs  # per call: a definition reached twice is read once
     out = BASE_TYPES
     declared = declared_types(node)
     if declared is not None:
@@ -109,21 +104,41 @@ def types_of(
     if vals is not None:
         out &= frozenset(base_type(v) for v in vals)
     for sub in node.get("allOf", []):
-        out &= types_of(sub, ctx, depth + 1, memo)
+        out &= types_of(sub, ctx, depth + 1, refs)
     for kw in ("anyOf", "oneOf"):
         if kw in node:
             union: frozenset[str] = frozenset()
-            for sub in node[kw]:
-                union |= types_of(sub, ctx, depth + 1, memo)
+            for sub in _distinct(node[kw]):
+                union |= types_of(sub, ctx, depth + 1, refs)
             out &= union
     name = ref_name(node)
     if name is not None and ctx is not None:
-        if name not in memo:
-            memo[name] = BASE_TYPES  # a cycle back here over-approximates, which is safe
-            target = ctx.deref({"$ref": node["$ref"]})
-            memo[name] = BASE_TYPES if target is None else types_of(target, ctx, depth + 1, memo)
-        out &= memo[name]
+        if name not in refs:
+            done = _lowered_types(ctx)
+            if name in done:
+                refs[name] = done[name]
+            else:
+                refs[name] = BASE_TYPES  # a cycle reads as "unknown"
+                target = ctx.deref({"$ref": node["$ref"]})
+                refs[name] = BASE_TYPES if target is None else types_of(target, ctx, depth + 1, refs)
+                if target is not None and name in ctx.defs.lowered:
+                    done[name] = refs[name]
+        out &= refs[name]
     return out
+
+
+#: (the lowering run's definitions, their type sets): lowered definitions never change, so a
+#: chain of references is read once per run instead of once per question.
+_TYPES_CACHE: tuple[object, dict[str, frozenset[str]]] = (None, {})
+
+
+def _lowered_types(ctx: LowerContext) -> dict[str, frozenset[str]]:
+    global _TYPES_CACHE
+    owner, cache = _TYPES_CACHE
+    if owner is not ctx.defs:
+        cache = {}
+        _TYPES_CACHE = (ctx.defs, cache)
+    return cache
 
 
 def integer_only(node: Schema) -> bool:
@@ -252,6 +267,15 @@ def _property_schemas(members: list[dict[str, Any]], key: str) -> list[Schema]:
     return out
 
 
+def _distinct(branches: list[Schema]) -> list[Schema]:
+    """`branches` without repeats (a branch listed twice need only be proven once)."""
+    out: list[Schema] = []
+    for b in branches:
+        if not any(b is o or (type(b) is type(o) and b == o) for o in out):
+            out.append(b)
+    return out
+
+
 def disjoint(
     a: Schema,
     b: Schema,
@@ -280,7 +304,7 @@ def disjoint(
         if any(disjoint(m, y, ctx, depth + 1, shared, present) for m in x.get("allOf", [])):
             return True
         for kw in ("anyOf", "oneOf"):
-            if kw in x and all(disjoint(m, y, ctx, depth + 1, shared, present) for m in x[kw]):
+            if kw in x and all(disjoint(m, y, ctx, depth + 1, shared, present) for m in _distinct(x[kw])):
                 return True
         vals = finite_values(x)
         if vals is not None and len(vals) <= 64 and evaluable(y) and not accepted_values(y, vals, ctx):
