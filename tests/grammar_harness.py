@@ -107,3 +107,27 @@ def order_free(value: Any) -> bool:
     if isinstance(value, list):
         return all(order_free(v) for v in value)
     return True
+
+
+def check_exact_or_rejected(schema: Any, data: Any, allowed_codes: set[str], draws: int = 12) -> None:
+    """Compile `schema`: either it is rejected with one of `allowed_codes`, or random instances
+    validate the same against the original and the lowered schema, and the grammar never
+    accepts an invalid one (nor refuses a valid one whose text no property order constrains)."""
+    import schemac
+    from schemac.diagnostics import CompileError
+    from schemac.validate import FinalValidator
+
+    try:
+        art = schemac.compile(schema, use_cache=False)
+    except CompileError as exc:
+        assert set(exc.codes) <= allowed_codes, exc
+        return
+    original, lowered = FinalValidator(schema), FinalValidator(art.lowered)
+    for _ in range(draws):
+        value = data.draw(instances(schema))
+        valid = original.is_valid(value)
+        assert lowered.is_valid(value) == valid, value
+        got = accepts(art.grammar, text_of(value))
+        assert not got or valid, ("invalid instance accepted", value)
+        if order_free(value):
+            assert got == valid, value
