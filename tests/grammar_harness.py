@@ -131,3 +131,22 @@ def check_exact_or_rejected(schema: Any, data: Any, allowed_codes: set[str], dra
         assert not got or valid, ("invalid instance accepted", value)
         if order_free(value):
             assert got == valid, value
+
+
+#: What other passes or llguidance may refuse in random combinations (never an unsound grammar).
+OTHER_REJECTIONS = {"unsatisfiable", "grammar-error", "min-max-properties", "intersection-not-exact"}
+
+
+def check_golden(fx: dict[str, Any]) -> Any:
+    """A golden fixture: the expected lowering, and oracle and grammar agreeing on its tests.
+    Returns the artifact for further checks."""
+    import schemac
+    from schemac.validate import FinalValidator
+
+    art = schemac.compile(fx["schema"], use_cache=False)
+    assert art.lowered == fx["lowered"]
+    oracle = FinalValidator(fx["schema"])
+    for t in fx["tests"]:
+        assert oracle.is_valid(t["data"]) == t["valid"], t
+        assert accepts(art.grammar, text_of(t["data"])) == t["valid"], t
+    return art
