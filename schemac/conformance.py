@@ -483,6 +483,10 @@ class SectionStats:
     engines: dict[str, EngineStats] = field(default_factory=lambda: {e: EngineStats() for e in ENGINES})
     #: compile ms on schemas both engines compiled: the like-for-like ratio
     both_compiled_ms: dict[str, list[float]] = field(default_factory=lambda: {e: [] for e in ENGINES})
+    #: valid instances rejected on schemas both engines compiled: the like-for-like error count
+    both_compiled_validation: Counter = field(default_factory=Counter)
+    #: schemas raw llguidance compiled and schemac rejected (coverage must be a superset)
+    llguidance_only: list[str] = field(default_factory=list)
     validator_disagreements: Counter = field(default_factory=Counter)  # per file
     validator_disagreement_list: list[dict[str, Any]] = field(default_factory=list)
     validator_errors: Counter = field(default_factory=Counter)  # per file: instances it could not judge
@@ -528,6 +532,11 @@ class SectionStats:
         if all(r.status == "compiled" for r in result.engines.values()):
             for name, res in result.engines.items():
                 self.both_compiled_ms[name].append(res.compile_ms)
+                self.both_compiled_validation[name] += sum(
+                    valid and not accepted for (_, valid), accepted in zip(case.tests, res.accepted)
+                )
+        elif result.engines["llguidance"].status == "compiled" and result.engines["schemac"].status == "rejected":
+            self.llguidance_only.append(case.location)
         for t, ((data, valid), verdict) in enumerate(zip(case.tests, result.validator)):
             if verdict is None:
                 self.validator_errors[case.source] += 1
@@ -557,7 +566,10 @@ class SectionStats:
                 "llguidance_ms_p50": _percentile(raw, 50),
                 "llguidance_ms_p99": _percentile(raw, 99),
                 "ratio_p50": self.ratio(),
+                "schemac_validation_errors": self.both_compiled_validation["schemac"],
+                "llguidance_validation_errors": self.both_compiled_validation["llguidance"],
             },
+            "llguidance_only": self.llguidance_only,
             "validator_disagreements": sum(self.validator_disagreements.values()),
             "validator_disagreements_by_file": dict(self.validator_disagreements.most_common()),
             "validator_disagreement_list": self.validator_disagreement_list,
@@ -646,6 +658,9 @@ def _rows(stats: SectionStats) -> list[tuple[str, str, str]]:
         (f"compile ms p50 (both compiled, n={both['schemas']})",
          f"{both['schemac_ms_p50']:.2f}", f"{both['llguidance_ms_p50']:.2f}"),
         ("schemac / llguidance p50 ratio", f"{ratio:.1f}x" if ratio else "-", ""),
+        ("validation errors (both compiled)",
+         str(both["schemac_validation_errors"]), str(both["llguidance_validation_errors"])),
+        ("compiled by llguidance only", str(len(stats.llguidance_only)), ""),
         ("final-validator disagreements", str(sum(stats.validator_disagreements.values())), ""),
     ]
 

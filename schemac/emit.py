@@ -61,16 +61,20 @@ def emit(lowered: Schema, limits: Limits | None = None) -> str:
         raise reject("unsatisfiable", "", "no JSON value satisfies this schema, so no answer can be generated")
     if lowered is True:
         lowered = {}
-    from schemac.lark import lark_grammar, marked
+    from schemac.lark import MARK, lark_grammar, marked
     from schemac.regex import PatternError
 
     try:
-        if marked(lowered):  # arrays only Lark can write (schemac.lark); it embeds the rest
+        # One C-speed dump screens for the two walks: no MARK text means no Lark arrays, and no
+        # `"pattern` text means no regex to translate (a string value that merely contains either
+        # only costs the walk).
+        text = json.dumps(lowered, ensure_ascii=False, allow_nan=False)
+        if f'"{MARK}"' in text and marked(lowered):  # arrays only Lark can write; it embeds the rest
             grammar = lark_grammar(lowered)
         else:
-            grammar = llguidance.LLMatcher.grammar_from_json_schema(
-                json.dumps(_translated(lowered), ensure_ascii=False, allow_nan=False), overrides=SYNTAX_POLICY
-            )
+            if '"pattern' in text:
+                text = json.dumps(_translated(lowered), ensure_ascii=False, allow_nan=False)
+            grammar = llguidance.LLMatcher.grammar_from_json_schema(text, overrides=SYNTAX_POLICY)
     except PatternError as exc:
         raise reject(exc.code, "", f"a lowered pattern cannot be translated: {exc}") from exc
     except ValueError as exc:

@@ -340,7 +340,7 @@ class _Translator:
             return self.unicode_escape()
         if c in "pP":
             raise self.fail("Unicode property escapes are not supported (engines' Unicode tables differ)")
-        if c.isalnum() or c == "_":
+        if c.isalnum():
             raise self.fail(f"invalid ECMA-262 regex: unknown escape '\\{c}'")
         self.i -= 1
         return self.code_point()  # identity escape of a symbol

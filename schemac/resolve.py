@@ -100,6 +100,8 @@ class _Index:
     dynamic: dict[str, set[str]] = field(default_factory=dict)  # anchor name -> URIs defining it
     dynamic_at: dict[tuple[str, str], str] = field(default_factory=dict)  # (URI, name) -> pointer
     bases: dict[str, str] = field(default_factory=dict)  # schema pointer -> base URI
+    #: URIs several `$id`s declare: harmless until a reference resolves against one
+    ambiguous: dict[str, str] = field(default_factory=dict)  # URI -> pointer of the second $id
     needs_copy: bool = False
 
 
@@ -170,7 +172,7 @@ class _Resolver:
             raise reject("invalid-schema", child_pointer(ptr, "$id"),
                          f"$id {ident!r} has a fragment; 2020-12 identifiers must not (use $anchor)")
         if self.index.resources.setdefault(uri, ptr) != ptr:
-            raise reject("invalid-schema", child_pointer(ptr, "$id"), f"$id {uri!r} identifies two schemas")
+            self.index.ambiguous.setdefault(uri, child_pointer(ptr, "$id"))
         return uri
 
     # ---- reference targets ------------------------------------------------------------------
@@ -200,6 +202,9 @@ class _Resolver:
             uri, fragment = base, ref[1:]
         else:
             uri, fragment = urldefrag(_join(base, ref))
+        if uri in self.index.ambiguous:
+            raise reject("invalid-schema", site, f"{kw} {ref!r} resolves against {uri!r}, which two $ids "
+                         f"declare (the second at {self.index.ambiguous[uri]}), so its target is ambiguous")
         root = self.index.resources.get(uri)
         if root is None:
             raise reject("remote-ref", site, f"{kw} {ref!r} points outside the document ({uri}); "

@@ -55,10 +55,10 @@ def child_pointer(pointer: str, *tokens: str | int) -> str:
 
 def iter_subschemas(node: dict[str, Any]) -> Iterator[tuple[tuple[str | int, ...], Schema]]:
     """Yield (relative path tokens, subschema) for every direct subschema of `node`."""
-    for kw, shape in SUBSCHEMA_KEYWORDS.items():
-        if kw not in node:
+    for kw, value in node.items():
+        shape = SUBSCHEMA_KEYWORDS.get(kw)
+        if shape is None:
             continue
-        value = node[kw]
         if shape == "one" and isinstance(value, (dict, bool)):
             yield (kw,), value
         elif shape == "list" and isinstance(value, list):

@@ -169,19 +169,21 @@ class _Upgrader:
         )
 
     def _value(self, job: _Job) -> None:
-        """Copy a plain JSON value (enum members, defaults, ...) without interpreting it."""
-        v = job.src
-        if isinstance(v, dict):
-            out: Any = dict.fromkeys(v)
-            for k, sub in v.items():
-                self._push(job, sub, (k,), (k,), out, k, schema=False)
-        elif isinstance(v, list):
-            out = [None] * len(v)
-            for i, sub in enumerate(v):
-                self._push(job, sub, (i,), (i,), out, i, schema=False)
-        else:
-            out = v
-        job.parent[job.key] = out
+        """Copy a plain JSON value (enum members, defaults, ...) without interpreting it.
+
+        Iterative and pointer-free: nothing inside a literal is ever placed or rewritten."""
+        todo: list[tuple[Any, Any, Any]] = [(job.src, job.parent, job.key)]
+        while todo:
+            v, parent, key = todo.pop()
+            if isinstance(v, dict):
+                out: Any = dict.fromkeys(v)
+                todo.extend((sub, out, k) for k, sub in v.items())
+            elif isinstance(v, list):
+                out = [None] * len(v)
+                todo.extend((sub, out, i) for i, sub in enumerate(v))
+            else:
+                out = v
+            parent[key] = out
 
     # -- one schema node --
 
@@ -569,20 +571,36 @@ def _scan(schema: Schema, limits: Limits) -> tuple[set[str], bool]:
     document nested deeper than `limits.max_depth` (JSON levels) before anything else runs."""
     names: set[str] = set()
     has_unevaluated = False
-    todo: list[tuple[Any, str, int]] = [(schema, "", 0)]
+    todo: list[tuple[Any, int]] = [(schema, 0)]
     while todo:
-        node, ptr, depth = todo.pop()
+        node, depth = todo.pop()
         if depth > limits.max_depth:
+            ptr = _deep_pointer(schema, limits.max_depth)
             raise reject("too-large", ptr, f"the schema nests deeper than {limits.max_depth} levels")
         if isinstance(node, dict):
             has_unevaluated = has_unevaluated or "unevaluatedItems" in node
             for kw in ("$anchor", "$dynamicAnchor", "$id", "id"):
                 if isinstance(node.get(kw), str):
                     names.add(node[kw] if kw.endswith("nchor") else urldefrag(node[kw])[1])
+            todo.extend((v, depth + 1) for v in node.values())
+        elif isinstance(node, list):
+            todo.extend((v, depth + 1) for v in node)
+    return names, has_unevaluated
+
+
+def _deep_pointer(schema: Schema, max_depth: int) -> str:
+    """The pointer of a value nested deeper than `max_depth`: built only on that rare rejection,
+    so the common scan carries no pointer strings."""
+    todo: list[tuple[Any, str, int]] = [(schema, "", 0)]
+    while todo:
+        node, ptr, depth = todo.pop()
+        if depth > max_depth:
+            return ptr
+        if isinstance(node, dict):
             todo.extend((v, child_pointer(ptr, k), depth + 1) for k, v in node.items())
         elif isinstance(node, list):
             todo.extend((v, child_pointer(ptr, i), depth + 1) for i, v in enumerate(node))
-    return names, has_unevaluated
+    return ""
 
 
 def upgrade(schema: Schema, dialect: str, limits: Limits | None = None) -> Schema:

@@ -78,13 +78,20 @@ def test_json_path_kept_without_marks():
 @pytest.mark.parametrize("schema", [
     {"patternProperties": {"^a": {"contains": {"const": 1}}}},  # open object above
     {"type": "object", "properties": {"a": {"contains": {"const": 1}}}},  # additionalProperties not false
-    {"enum": [[1], [2]], "contains": {"const": 1}},  # enum beside
+    {"enum": [[i] for i in range(65)], "contains": {"const": 1}},  # enum beside, too many to enumerate
     {"items": {"enum": [1, 2, 3]}, "uniqueItems": True, "contains": {"const": 1}},
 ])
 def test_unwritable_neighbourhood_rejected(schema):
     with pytest.raises(schemac.CompileError) as err:
         schemac.compile(schema, use_cache=False)
     assert err.value.codes == ["contains-unbounded"]
+
+
+def test_small_enum_beside_contains_is_enumerated():
+    """A literal-bounded node is judged value by value, so `contains` costs no Lark array."""
+    art = schemac.compile({"enum": [[1], [2], [2, 1]], "contains": {"const": 1}}, use_cache=False)
+    assert art.lowered == {"enum": [[1], [2, 1]]}
+    assert accepts(art.grammar, "[2,1]") and not accepts(art.grammar, "[2]")
 
 
 def test_unique_too_many_values_rejected():

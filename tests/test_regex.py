@@ -34,6 +34,7 @@ def _codes(schema, budget: Budget | None = None) -> list[tuple[str, str]]:
         (r"(?<year>x)*?", "(?:x)*"),
         (r"x{", r"x\{"),
         (r"a|^b$", r"a|^b$"),
+        (r"[\w\_]\_", r"[0-9A-Z\x{5F}a-z]_"),  # `\_`: Annex B identity escape, as every engine reads it
     ],
 )
 def test_translate(pattern: str, expected: str) -> None:

@@ -256,3 +256,18 @@ def test_dynamic_scope_specialises_one_copy_per_scope() -> None:
 def test_dynamic_copies_are_charged() -> None:
     assert _codes(GENERIC, Budget(Limits(entries=1))) == ["budget-exhausted"]
     resolve(GENERIC, Budget(Limits(entries=2)))  # two extra copies of `generic`, none of the rest
+
+
+def test_duplicate_id_is_ambiguous_only_when_referenced() -> None:
+    """Two `$id`s naming one URI (common in generated schemas) only matter to a reference that
+    resolves against that URI: unreferenced they compile, referenced they are rejected."""
+    import schemac
+
+    twin = {"$id": "https://example.com/twin", "type": "string"}
+    art = schemac.compile({"properties": {"a": twin, "b": {**twin, "maxLength": 2}}}, use_cache=False)
+    from grammar_harness import accepts
+    assert accepts(art.grammar, '{"a": "long", "b": "ab"}') and not accepts(art.grammar, '{"b": "abc"}')
+    schema = {"properties": {"a": twin, "b": twin, "c": {"$ref": "https://example.com/twin"}}}
+    with pytest.raises(CompileError) as err:
+        schemac.compile(schema, use_cache=False)
+    assert err.value.codes == ["invalid-schema"] and "ambiguous" in str(err.value)

@@ -26,6 +26,7 @@ from schemac.lower import (
     unevaluated,
     unique_items,
 )
+from schemac.lower.analysis import finite_form
 from schemac.lower.context import Definitions, LowerContext, Pass, Trace
 from schemac.schema import DEF_PREFIX, SUBSCHEMA_KEYWORDS, Bundle, Schema
 
@@ -88,6 +89,9 @@ def lower_node(node: Schema, ctx: LowerContext) -> Schema:
         raise reject("invalid-schema", ctx.pointer, "a schema must be an object or a boolean")
     if ctx.budget.expired():
         ctx.budget.check_deadline(ctx.pointer)
+    short = finite_form(node, ctx)
+    if short is not None:
+        return short
     out: dict[str, Any] = {}
     for kw, value in node.items():
         shape = SUBSCHEMA_KEYWORDS.get(kw)

@@ -348,6 +348,18 @@ def pairwise_disjoint(
 #: lowered by enumeration when `finite_form` is applied to it.
 MAX_FINITE_VALUES = 64
 
+_LITERAL = frozenset({"const", "enum"})
+
+#: Keywords whose presence under a literal-bounded node makes enumeration worth a validator run:
+#: without them the node is already in a form llguidance takes (and stays a lowering fixpoint).
+_ENUMERATION_PAYS = frozenset(
+    {
+        "not", "if", "then", "else", "oneOf", "uniqueItems", "contains", "minContains", "maxContains",
+        "dependentRequired", "dependentSchemas", "dependencies", "propertyNames",
+        "unevaluatedProperties", "unevaluatedItems",
+    }
+)
+
 
 def finite_form(node: Schema, ctx: LowerContext) -> Schema | None:
     """`node` (unlowered) as the `enum` of the values it accepts, when its own `const`/`enum` or
@@ -357,14 +369,17 @@ def finite_form(node: Schema, ctx: LowerContext) -> Schema | None:
     the unlowered node, so constructs with no exact lowering (`not`, overlapping `oneOf`, general
     patterns) cost nothing when the candidates are known.
     """
-    if not isinstance(node, dict) or not evaluable(node):
+    if not isinstance(node, dict):
         return None
-    vals = finite_values(node)
-    for member in node.get("allOf", []):
-        if vals is None and isinstance(member, dict):
-            vals = finite_values(member)
-    if vals is None or len(vals) > MAX_FINITE_VALUES or len(node) == 1 and ("enum" in node or "const" in node):
+    members = node.get("allOf")
+    bounded = [node] if _LITERAL & node.keys() else []
+    if not bounded and isinstance(members, list):
+        bounded = [m for m in members if isinstance(m, dict) and _LITERAL & m.keys()][:1]
+    if not bounded or not has_keyword(node, _ENUMERATION_PAYS):
         return None
+    vals = finite_values(bounded[0])
+    if vals is None or len(vals) > MAX_FINITE_VALUES or not evaluable(node) or "1e" in repr(vals).lower():
+        return None  # huge floats: the validator and the grammar's number text may disagree
     try:
         kept = accepted_values(node, vals, ctx)
     except ValueError:  # the validator refuses the node (e.g. a nested $schema): no shortcut
