@@ -24,6 +24,14 @@ lowering bugs: `duplicate-key` (llguidance does not enforce unique keys under
 cause (`invalid`: the final validator rejects; `dead-end`: no token allowed; `matcher`: a token
 the mask allowed is refused; `unparsable`) is a lowering bug.
 
+A walk whose matcher ends in an error that is no refusal of a token (a mask it could not
+compute, or a refusal because the lexer broke) is an `engine-error`: an llguidance capacity limit
+("too many expressions constructed"), for which the runtime fails the request and returns no
+answer. Such walks are neither samples nor soundness failures; they are counted apart
+(`engine_errors` in the totals). The lexer (lazily built regex derivatives) is shared by a
+matcher and all its deep copies and stays broken once a limit is hit, so, as the runtime's
+loader does, a walk that finds it broken rebuilds the pristine matcher for the walks after it.
+
 Long runs: `--checkpoint` appends one JSON line per finished schema and, when the file exists,
 skips the schemas it already holds (resume after an interruption). A schema whose walks raise is
 recorded as a crash; a worker process that dies is restarted, and a schema that kills workers
@@ -40,12 +48,14 @@ import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 DEFAULT_DIR = Path("/work/shared/conformance/maskbench")
 
 #: documented grammar gaps (README "Known gaps"): counted, never hidden, but not lowering bugs
 KNOWN_GAPS = ("duplicate-key",)
+#: llguidance capacity limits: the request errors, no answer is returned (not a soundness failure)
+ENGINE_ERROR = "engine-error"
 _WORKER_DEATHS = 3
 
 _STATE: dict[str, Any] = {}
@@ -106,6 +116,8 @@ def cause(why: str) -> str:
         return "dead-end"
     if why.startswith("matcher: "):
         return "matcher"
+    if why.startswith("engine: "):
+        return ENGINE_ERROR
     if why.startswith("invalid JSON answer") or why.startswith("utf-8: "):
         return "unparsable"
     return "invalid"
@@ -131,7 +143,11 @@ def _walks(job: tuple[str, int, int, int, float, float, float, bool]) -> dict[st
         out["crash"] = f"{type(exc).__name__}: {exc}"
         return out
     out["compiled"] = True
-    pristine = llguidance.LLMatcher(tok.ll, artifact.grammar, log_level=0)
+
+    def build() -> Any:
+        return llguidance.LLMatcher(tok.ll, artifact.grammar, log_level=0)
+
+    pristine = build()
     if pristine.is_error():
         out["crash"] = f"matcher: {pristine.get_error()}"
         return out
@@ -141,7 +157,7 @@ def _walks(job: tuple[str, int, int, int, float, float, float, bool]) -> dict[st
         out["crash"] = f"FinalValidator: {type(exc).__name__}: {exc}"
         return out
     try:
-        _walk_all(out, pristine, validator, parse_answer, lln, walks, max_tokens, seed, stop_p, exit_p, seconds)
+        _walk_all(out, pristine, build, validator, parse_answer, lln, walks, max_tokens, seed, stop_p, exit_p, seconds)
     except Exception as exc:  # noqa: BLE001 - a walk that raises is a bug to report, not the end of the run
         out["crash"] = f"walk: {type(exc).__name__}: {exc}"
     for f in out["failures"]:
@@ -149,8 +165,17 @@ def _walks(job: tuple[str, int, int, int, float, float, float, bool]) -> dict[st
     return out
 
 
-def _walk_all(out: dict[str, Any], pristine: Any, validator: Any, parse_answer: Any, lln: Any, walks: int,
-              max_tokens: int, seed: int, stop_p: float, exit_p: float, seconds: float) -> None:
+def _lexer_broken(pristine: Any) -> bool:
+    """Whether the lexer `pristine` shares with its copies hit an llguidance limit for good: a
+    fresh copy then fails its first mask. Probed only after a walk's matcher erred."""
+    probe = pristine.deep_copy()
+    probe.compute_bitmask()
+    return probe.is_error()
+
+
+def _walk_all(out: dict[str, Any], pristine: Any, build: Callable[[], Any], validator: Any, parse_answer: Any,
+              lln: Any, walks: int, max_tokens: int, seed: int, stop_p: float, exit_p: float, seconds: float) -> None:
+    """`build` makes a new pristine matcher, for when a walk broke the shared lexer."""
     tok = _STATE["tok"]
     path = out["file"]
     eos = set(tok.eos_ids)
@@ -165,7 +190,7 @@ def _walk_all(out: dict[str, Any], pristine: Any, validator: Any, parse_answer: 
         matcher = pristine.deep_copy()
         answer = bytearray()
         state = (False, False)
-        finished = bounded = False
+        finished = bounded = refused = False
         for _step in range(max_tokens):
             if matcher.is_accepting() and rng.random() < stop_p:
                 finished = True
@@ -184,8 +209,7 @@ def _walk_all(out: dict[str, Any], pristine: Any, validator: Any, parse_answer: 
                 finished = True
                 break
             if not matcher.consume_token(token):
-                out["failures"].append({"text": answer.decode("utf-8", "replace"),
-                                        "why": f"matcher: {matcher.get_error()}"})
+                refused = True
                 break
             piece = tok.token_bytes(token)
             answer += piece
@@ -195,6 +219,17 @@ def _walk_all(out: dict[str, Any], pristine: Any, validator: Any, parse_answer: 
                 break
         else:
             bounded = True
+        if matcher.is_error():  # a stopped matcher may be one in error: its EOS is no answer
+            broken = _lexer_broken(pristine)
+            if broken:
+                pristine = build()
+            error = matcher.get_error()
+            if refused and not broken:
+                why = f"matcher: {error}"
+            else:
+                why = f"engine: {error.strip().splitlines()[0]}"
+            out["failures"].append({"text": answer.decode("utf-8", "replace"), "why": why})
+            continue
         if bounded:
             out["length_bound"] += 1
             out["length_bound_in_string"] += state[0]
@@ -223,7 +258,7 @@ def _fold(totals: dict[str, Any], r: dict[str, Any]) -> None:
     for f in r["failures"]:
         c = f.get("cause") or cause(f["why"])
         totals["by_cause"][c] = totals["by_cause"].get(c, 0) + 1
-        totals["known_gaps" if c in KNOWN_GAPS else "failures"] += 1
+        totals["engine_errors" if c == ENGINE_ERROR else "known_gaps" if c in KNOWN_GAPS else "failures"] += 1
 
 
 def _run(todo: list[tuple], jobs: int, record: Any) -> None:
@@ -281,7 +316,7 @@ def main(argv: list[str] | None = None) -> int:
         files = files[: args.limit]
     started = time.perf_counter()
     totals: dict[str, Any] = {"schemas": len(files), "done": 0, "compiled": 0, "walks": 0, "samples": 0,
-                              "failures": 0, "known_gaps": 0, "by_cause": {}, "length_bound": 0,
+                              "failures": 0, "known_gaps": 0, "engine_errors": 0, "by_cause": {}, "length_bound": 0,
                               "length_bound_in_string": 0, "tokens": 0, "crashes": 0}
     results: list[dict[str, Any]] = []
     checkpoint = Path(args.checkpoint) if args.checkpoint else None
@@ -304,7 +339,8 @@ def main(argv: list[str] | None = None) -> int:
             sink.write(json.dumps(r) + "\n")
             sink.flush()
         for f in r["failures"][:2]:
-            print(f"FAIL[{f.get('cause')}] {r['file']}: {f['why']}\n  {f['text'][:300]!r}", flush=True)
+            label = "ENGINE-ERROR" if f.get("cause") == ENGINE_ERROR else f"FAIL[{f.get('cause')}]"
+            print(f"{label} {r['file']}: {f['why']}\n  {f['text'][:300]!r}", flush=True)
         if "crash" in r:
             print(f"CRASH {r['file']}: {r['crash']}", flush=True)
         if totals["done"] % args.progress == 0:

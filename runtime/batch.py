@@ -3,6 +3,11 @@
 Rows belong to (request, speculative position) as the engine lays them out; nothing is
 reordered. Requests in a reasoning block, failed or released take the small Python path
 (all-allowed or stop rows). An empty batch returns before touching anything.
+
+A matcher in error (an llguidance lexer limit, hit by this request or by another one sharing
+its lexer) gets EOS-only rows from llguidance itself, drafts included (rows past the first are
+stop rows before the call); its request records the error at its next commit or `terminated`,
+so healthy rows pay for no per-row check here.
 """
 from __future__ import annotations
 

@@ -26,7 +26,8 @@ class Engine:
     """Tokenizer adapter + fingerprint + loader + compiled-grammar cache + mask filler.
 
     `lm_head_size` is the model's output width (may be padded past the tokenizer vocabulary);
-    `config_vocab_size` is the vocabulary the deployment is configured with.
+    `config_vocab_size` is the vocabulary the deployment is configured with; `parser_limits`
+    (an `llguidance.LLParserLimits`) raises llguidance's lexer/parser limits for every matcher.
     """
 
     def __init__(
@@ -36,11 +37,12 @@ class Engine:
         config_vocab_size: int | None = None,
         cache_size: int = 64,
         threads: int | None = None,
+        parser_limits: Any = None,
     ) -> None:
         self.tokenizer = tokenizer
         self.lm_head_size = lm_head_size
         self.config_vocab_size = lm_head_size if config_vocab_size is None else config_vocab_size
-        self.loader = GrammarLoader(tokenizer, cache_size)
+        self.loader = GrammarLoader(tokenizer, cache_size, limits=parser_limits)
         self.filler = MaskFiller(tokenizer.eos_ids, tokenizer.vocab_size, threads)
         self.active = 0
 

@@ -4,6 +4,11 @@ Compiling a grammar for a tokenizer (building its lexer) can take 100 ms+ for la
 so it runs in a background executor; admission gets a Future and polls it. The lock guards
 only the cache dict, never a wait. A cached entry is a pristine matcher that each request
 deep-copies (about a microsecond), so a request keeps working after its entry is evicted.
+
+Copies share the pristine matcher's lexer, whose regex derivatives llguidance builds lazily,
+and a lexer limit hit by one request ("too many expressions constructed") leaves that shared
+lexer failing for good. A request whose matcher fails asks its `CompiledGrammar` to check; a
+broken one is evicted, so later requests recompile instead of all failing on their first mask.
 """
 from __future__ import annotations
 
@@ -38,17 +43,25 @@ def load_artifact(source: "Artifact | str | bytes") -> Artifact:
 class GrammarLoader:
     """Compiles artifact grammars for one tokenizer; keeps at most `capacity` of them."""
 
-    def __init__(self, tokenizer: TokenizerAdapter, capacity: int = 64, executor: Executor | None = None) -> None:
+    def __init__(
+        self,
+        tokenizer: TokenizerAdapter,
+        capacity: int = 64,
+        executor: Executor | None = None,
+        limits: Any = None,
+    ) -> None:
+        """`limits`: an `llguidance.LLParserLimits` for every matcher (None: llguidance's defaults)."""
         if capacity < 1:
             raise ValueError("capacity must be >= 1")
         self._tokenizer = tokenizer
         self._capacity = capacity
         self._executor = executor
+        self._limits = limits
         self._lock = threading.Lock()
-        self._cache: "OrderedDict[str, Future[Any]]" = OrderedDict()
+        self._cache: "OrderedDict[str, Future[CompiledGrammar]]" = OrderedDict()
 
-    def submit(self, artifact: Artifact) -> "Future[Any]":
-        """Future of the compiled (pristine) matcher for `artifact`; never blocks."""
+    def submit(self, artifact: Artifact) -> "Future[CompiledGrammar]":
+        """Future of the compiled grammar (pristine matcher) for `artifact`; never blocks."""
         with self._lock:
             future = self._cache.get(artifact.key)
             if future is not None:
@@ -56,11 +69,18 @@ class GrammarLoader:
                 return future
             if self._executor is None:
                 self._executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="schemac-compile")
-            future = self._executor.submit(_compile, self._tokenizer.ll, artifact.grammar)
+            future = self._executor.submit(self._build, artifact)
             self._cache[artifact.key] = future
             while len(self._cache) > self._capacity:
                 self._cache.popitem(last=False)
             return future
+
+    def evict(self, grammar: "CompiledGrammar") -> None:
+        """Drop `grammar`'s cache entry, unless it already holds a newer compile."""
+        key = grammar.artifact.key
+        with self._lock:
+            if _built(self._cache.get(key)) is grammar:
+                del self._cache[key]
 
     def __contains__(self, key: str) -> bool:
         with self._lock:
@@ -74,14 +94,49 @@ class GrammarLoader:
         if self._executor is not None:
             self._executor.shutdown(wait=False, cancel_futures=True)
 
+    def _build(self, artifact: Artifact) -> "CompiledGrammar":
+        import llguidance
 
-def _compile(ll_tokenizer: Any, grammar: str) -> Any:
-    import llguidance
+        matcher = llguidance.LLMatcher(self._tokenizer.ll, artifact.grammar, log_level=0, limits=self._limits)
+        if matcher.is_error():
+            raise GrammarCompileError(matcher.get_error())
+        return CompiledGrammar(artifact, matcher, self)
 
-    matcher = llguidance.LLMatcher(ll_tokenizer, grammar, log_level=0)
-    if matcher.is_error():
-        raise GrammarCompileError(matcher.get_error())
-    return matcher
+
+def _built(future: "Future[CompiledGrammar] | None") -> "CompiledGrammar | None":
+    """A finished compile's grammar; None when absent, still compiling, failed or cancelled."""
+    if future is None or not future.done() or future.cancelled() or future.exception() is not None:
+        return None
+    return future.result()
+
+
+class CompiledGrammar:
+    """An artifact's pristine matcher for one tokenizer; each request works on a deep copy."""
+
+    def __init__(self, artifact: Artifact, matcher: Any, loader: GrammarLoader) -> None:
+        self.artifact = artifact
+        self.matcher = matcher
+        self.broken = ""  # the shared lexer's error once `check_shared` found it
+        self._loader = loader
+
+    def copy(self) -> Any:
+        return self.matcher.deep_copy()
+
+    def check_shared(self) -> bool:
+        """After a copy's matcher failed: whether the lexer it shares with us is broken (then
+        this grammar leaves the cache). The probe, one mask from a fresh copy, runs only on
+        failures: a broken shared lexer fails it at once, a request's own error does not."""
+        if not self.broken:
+            probe = self.matcher.deep_copy()
+            probe.compute_bitmask()
+            if probe.is_error():
+                self.broken = probe.get_error()
+                self._loader.evict(self)
+        return bool(self.broken)
+
+    def recompile(self) -> "Future[CompiledGrammar]":
+        """A fresh compile when this one is broken (or the cache's newer one)."""
+        return self._loader.submit(self.artifact)
 
 
 class GrammarCompileError(RuntimeError):

@@ -4,6 +4,13 @@ Tokens an engine has sampled but not yet acknowledged (async scheduling, specula
 verification) are *pending* and may be rolled back; acknowledged tokens never are. Every
 consumed token leaves an undo record (matcher tokens consumed, gate state, answer length), so
 rollback never clones a matcher.
+
+A matcher in error fails the request: `grammar-rejected` for a token its grammar refuses,
+`grammar-too-complex` for an llguidance lexer limit that broke the lexer its copy shares with
+the compiled grammar (which the loader then evicts). The error is found by checks made anyway,
+none added per token: after each consumed token in accept/commit, and in `terminated`/`check`
+(a matcher in error is stopped). Until then its mask rows are EOS-only: llguidance writes those
+for a matcher in error.
 """
 from __future__ import annotations
 
@@ -17,6 +24,7 @@ if TYPE_CHECKING:
     import torch
 
     from schemac.artifact import Artifact
+    from schemac.runtime.loader import CompiledGrammar
     from schemac.runtime.tokenizer import TokenizerAdapter
 
 
@@ -34,14 +42,16 @@ class RequestState:
         self,
         artifact: "Artifact",
         tokenizer: "TokenizerAdapter",
-        compiled: "Future[Any]",
+        compiled: "Future[CompiledGrammar]",
         gate: reasoning.GateState,
         end_marker: bytes,
         on_release: Callable[["RequestState"], None] | None = None,
     ) -> None:
         self.artifact = artifact
         self._tok = tokenizer
-        self._compiled: Future[Any] | None = compiled
+        self._compiled: "Future[CompiledGrammar] | None" = compiled
+        self._grammar: "CompiledGrammar | None" = None
+        self._recompiled = False
         self._matcher: Any = None
         self._gate = gate
         self._marker = end_marker
@@ -54,7 +64,11 @@ class RequestState:
 
     # -- lifecycle ---------------------------------------------------------------------------
     def ready(self) -> bool:
-        """Poll the compile future (never waits); True once the request can be scheduled."""
+        """Poll the compile future (never waits); True once the request can be scheduled.
+
+        A grammar whose shared lexer broke after this request was admitted would fail it on
+        its first mask, so it is recompiled instead, once: a grammar that breaks again fails
+        the request rather than retrying without end."""
         if self._matcher is not None or self.error is not None or self.released:
             return True
         assert self._compiled is not None
@@ -64,20 +78,33 @@ class RequestState:
         if exc is not None:
             self._fail("grammar-compile", str(exc))
         else:
-            self._matcher = self._compiled.result().deep_copy()
+            grammar = self._compiled.result()
+            if grammar.broken and not self._recompiled:
+                self._recompiled = True
+                self._compiled = grammar.recompile()
+                return self.ready()
+            if grammar.broken:
+                self._fail("grammar-too-complex", grammar.broken)
+            else:
+                self._grammar, self._matcher = grammar, grammar.copy()
         self._compiled = None
         return True
 
     def wait_ready(self, timeout: float | None = None) -> None:
         """Block until compiled: for offline use (transformers generate), never in a server."""
-        if self._compiled is not None:
+        while not self.ready():
+            assert self._compiled is not None
             self._compiled.exception(timeout)
-        self.ready()
 
     @property
     def terminated(self) -> bool:
-        """No more grammar work: failed, released, or the grammar has stopped (EOS only)."""
-        return self.error is not None or self.released or (self._matcher is not None and self._matcher.is_stopped())
+        """No more grammar work: failed, released, or the grammar has stopped (EOS only).
+        A stopped matcher may be one in error: that fails the request here."""
+        if self._matcher is not None and self._matcher.is_stopped():
+            if self._matcher.is_error():
+                self._matcher_failed()
+            return True
+        return self.error is not None or self.released
 
     @property
     def in_reasoning(self) -> bool:
@@ -102,13 +129,16 @@ class RequestState:
             return
         self.released = True
         self._compiled = None
+        self._grammar = None
         self._matcher = None
         self._pending.clear()
         if self._on_release is not None:
             self._on_release(self)
 
     def check(self) -> None:
-        """Raise this request's structured-output error, if any."""
+        """Raise this request's structured-output error, if any (a matcher in error included)."""
+        if self._matcher is not None and self._matcher.is_error():
+            self._matcher_failed()
         if self.error is not None:
             raise self.error
 
@@ -218,8 +248,8 @@ class RequestState:
             self._matcher.consume_token(token)
             self._answer += self._tok.token_bytes(token)
             undo = undo._replace(matcher_tokens=1)
-        if self._matcher.is_error():
-            self._fail("grammar-rejected", self._matcher.get_error())
+        if self._matcher.is_error():  # not consume's result: a matcher in error still takes EOS
+            self._matcher_failed()
         return undo
 
     def _try_consume_draft(self, token: int) -> int | None:
@@ -244,8 +274,16 @@ class RequestState:
         self._gate = gate
         del self._answer[answer_len:]
 
+    def _matcher_failed(self) -> None:
+        """The matcher is in error. If the lexer it shares with its compiled grammar broke (an
+        llguidance limit), that grammar has just been evicted and the code says so."""
+        assert self._grammar is not None
+        code = "grammar-too-complex" if self._grammar.check_shared() else "grammar-rejected"
+        self._fail(code, self._matcher.get_error())
+
     def _fail(self, code: str, message: str) -> None:
         self.error = StructuredOutputError(code, message.strip().splitlines()[0] if message.strip() else code)
+        self._grammar = None
         self._matcher = None
 
     def _stop_row(self, words: int) -> "torch.Tensor":

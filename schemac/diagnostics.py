@@ -6,7 +6,7 @@ a code not listed here is a bug (a test checks that every emitted code is docume
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 
@@ -75,6 +75,15 @@ class CompileError(Exception):
     @property
     def codes(self) -> list[str]:
         return [d.code for d in self.diagnostics if d.severity is Severity.ERROR]
+
+
+def relocate(diagnostics: list[Diagnostic], old: str, new: str) -> list[Diagnostic]:
+    """`diagnostics` with pointers at or below `old` moved under `new` (a rewrite moved a subtree)."""
+    return [
+        replace(d, pointer=new + d.pointer[len(old):])
+        if d.pointer == old or d.pointer.startswith(old + "/") else d
+        for d in diagnostics
+    ]
 
 
 def reject(code: str, pointer: str, message: str, hint: str | None = None) -> CompileError:

@@ -115,4 +115,4 @@ def apply_dialect(schema: Schema, upgrade_drafts: bool, census: Census | None = 
         )
     from schemac.upgrade import upgrade
 
-    return upgrade(schema, root_dialect), root_dialect
+    return upgrade(schema, root_dialect, census=census), root_dialect

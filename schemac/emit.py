@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from schemac.budget import Limits
+from schemac.budget import Limits, check_cost, within_cost_by_size
 from schemac.diagnostics import reject
 from schemac.schema import Schema, iter_subschemas
 
@@ -52,6 +52,24 @@ def _translated(node: Schema) -> Schema:
     return out
 
 
+#: the policy as llguidance reads it from the root schema's `x-guidance` key
+_POLICY_MEMBER = '"x-guidance":' + json.dumps(SYNTAX_POLICY)
+
+
+def json_schema_grammar(text: str) -> str:
+    """llguidance's top-level grammar for the schema object whose JSON text is `text`, under
+    SYNTAX_POLICY, written directly.
+
+    `grammar_from_json_schema(text, overrides=...)` parses the text and writes it again (about
+    30 µs on a typical schema, a tenth of a whole compile). The policy goes in the root's
+    `x-guidance` key, where llguidance reads it; no lowered schema has one of its own (the
+    front end refuses client `x-guidance`, and lowering drops unknown keywords).
+    """
+    inner = text[:-1].rstrip()
+    separator = "" if inner.endswith("{") else ","
+    return '{"grammars":[{"json_schema":' + inner + separator + _POLICY_MEMBER + "}}]}"
+
+
 def emit(lowered: Schema, limits: Limits | None = None) -> str:
     """Grammar text for `lowered`, validated by llguidance; rejects with `grammar-error`."""
     import llguidance
@@ -69,12 +87,14 @@ def emit(lowered: Schema, limits: Limits | None = None) -> str:
         # `"pattern` text means no regex to translate (a string value that merely contains either
         # only costs the walk).
         text = json.dumps(lowered, ensure_ascii=False, allow_nan=False)
+        if not within_cost_by_size(len(text), limits):  # lowering can merge objects past the
+            check_cost(lowered, limits)  # loader's bounds; llguidance's check is uninterruptible
         if f'"{MARK}"' in text and marked(lowered):  # arrays only Lark can write; it embeds the rest
             grammar = lark_grammar(lowered)
         else:
             if '"pattern' in text:
                 text = json.dumps(_translated(lowered), ensure_ascii=False, allow_nan=False)
-            grammar = llguidance.LLMatcher.grammar_from_json_schema(text, overrides=SYNTAX_POLICY)
+            grammar = json_schema_grammar(text)
     except PatternError as exc:
         raise reject(exc.code, "", f"a lowered pattern cannot be translated: {exc}") from exc
     except ValueError as exc:

@@ -130,11 +130,13 @@ class Census:
     """What the loader's walk saw, so later stages can skip walks for keywords that never occur.
 
     `keys` holds the keys of every object in the document (schema positions or not), so a key
-    missing from it is missing everywhere; `schema_objects` counts the objects holding `$schema`.
+    missing from it is missing everywhere; `schema_objects` counts the objects holding `$schema`;
+    `depth` is the deepest JSON nesting level (the root is level 0), a bound on schema depth.
     """
 
     keys: frozenset[str]
     schema_objects: int
+    depth: int
     #: counts over every value that bound `check_cost`'s from above were within its limits
     within_cost: bool
 
@@ -160,13 +162,7 @@ def _census(value: Any, limits: Limits) -> Census | None:
         for cur in level:
             kind = type(cur)
             if kind is dict:
-                try:
-                    joined = "".join(cur)  # TypeError: a key that is not a string
-                except TypeError:
-                    return None
-                if not joined.isascii():
-                    texts.append(joined)
-                keys.update(cur)
+                keys.update(cur)  # key types and text are checked once, on the distinct keys
                 if "$schema" in cur:
                     schema_objects += 1
                 props = cur.get("properties")
@@ -191,13 +187,24 @@ def _census(value: Any, limits: Limits) -> Census | None:
                 return None
         level = below
         depth += 1
+    try:
+        joined = "".join(keys)  # TypeError: a key that is not a string
+    except TypeError:
+        return None
+    if not joined.isascii():
+        texts.append(joined)
     if texts and _SURROGATE.search("".join(texts)):
         return None
     # `check_cost` counts only schema positions; these counts take every object, so they bound
     # its counts from above: within the limits here, it would pass too
     within_cost = (nodes <= limits.max_subschemas and pairs <= limits.max_property_pairs
                    and members <= limits.max_enum_values)
-    return Census(frozenset(keys), schema_objects, within_cost)
+    return Census(frozenset(keys), schema_objects, depth - 1, within_cost)
+
+
+def document_census(value: Any, limits: Limits) -> Census | None:
+    """The census of a document built in memory by a later stage (the draft upgrade), or None."""
+    return _census(value, limits)
 
 
 def check_value(value: Any, limits: Limits | None = None) -> Schema:

@@ -6,6 +6,7 @@ sha256 of the canonical schema plus the options that change the output.
 """
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import asdict
 from functools import lru_cache
@@ -13,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from schemac import __version__
-from schemac.artifact import LLGUIDANCE_VERSION, Artifact, canonical_json, sha256_text
-from schemac.budget import Budget, Limits, check_cost
+from schemac.artifact import LLGUIDANCE_VERSION, Artifact, sha256_text
+from schemac.budget import Budget, Limits
 from schemac.cache import DiskCache, MemoryCache
 from schemac.client_options import reject_client_options
 from schemac.compat import legacy_dependencies
@@ -22,12 +23,37 @@ from schemac.diagnostics import CompileError, Diagnostic, DiagnosticSink
 from schemac.dialect import DIALECT_2020_12, apply_dialect
 from schemac.emit import emit
 from schemac.formats import apply_formats
-from schemac.load import Census, load_with_census
+from schemac.load import Census, document_census, load_with_census
 from schemac.lower import lower_bundle
-from schemac.regex import check_patterns
-from schemac.resolve import resolve
+from schemac.regex import check_patterns, llguidance_pattern_errors
+from schemac.resolve import STRIPPED, resolve
+from schemac.schema import Bundle, Schema
 
 _MEMORY = MemoryCache()
+_DEFAULT_LIMITS = Limits()
+
+#: Stages skipped when the loader's census shows none of their keywords anywhere in the document
+#: (each stage would return its input unchanged): a typical schema has no refs, formats or patterns.
+REFERENCE_KEYS = frozenset({"$ref", "$dynamicRef"}) | STRIPPED
+FORMAT_KEYS = frozenset({"format"})
+PATTERN_KEYS = frozenset({"pattern", "patternProperties"})
+
+
+def _trivial_bundle(document: Any, census: Census | None, limits: Limits) -> Bundle | None:
+    """What `resolve` returns for a document with nothing to resolve (no reference, identifier,
+    anchor or definitions; at most a root `$schema`, which it strips), else None."""
+    if census is None or census.depth > limits.max_depth or not isinstance(document, dict):
+        return None
+    found = census.keys & REFERENCE_KEYS
+    if not found:
+        return Bundle(document)
+    if found == {"$schema"} and census.schema_objects == 1 and "$schema" in document:
+        return Bundle({k: v for k, v in document.items() if k != "$schema"})
+    return None
+
+
+def _absent(keys: frozenset[str] | None, words: frozenset[str]) -> bool:
+    return keys is not None and keys.isdisjoint(words)
 
 
 @lru_cache(maxsize=64)
@@ -39,10 +65,61 @@ def _options(upgrade_drafts: bool, strict_formats: bool, limits: Limits) -> dict
     return {"upgrade_drafts": upgrade_drafts, "strict_formats": strict_formats, "limits": dict(_limits_fields(limits))}
 
 
+def _options_text(options: dict[str, Any]) -> str:
+    return json.dumps({"options": options, "schemac": __version__, "llguidance": LLGUIDANCE_VERSION},
+                      sort_keys=True, separators=(",", ":"))
+
+
+@lru_cache(maxsize=64)
+def _compile_options_text(upgrade_drafts: bool, strict_formats: bool, limits: Limits) -> str:
+    return _options_text(_options(upgrade_drafts, strict_formats, limits))
+
+
+def _key(schema: Any, options_text: str) -> str:
+    """sha256 of the schema plus everything that changes the output (`options_text`).
+
+    Key order is kept, not sorted: answers list `properties` keys in schema order (the syntax
+    policy), so two schemas that differ only in that order compile to different grammars.
+    """
+    return sha256_text(options_text + "\n" + json.dumps(schema, separators=(",", ":"), ensure_ascii=False,
+                                                        allow_nan=False))
+
+
 def cache_key(schema: Any, options: dict[str, Any]) -> str:
-    return sha256_text(canonical_json({
-        "schema": schema, "options": options, "schemac": __version__, "llguidance": LLGUIDANCE_VERSION,
-    }))
+    """The content address of `schema` compiled with `options` (see `_key`)."""
+    return _key(schema, _options_text(options))
+
+
+def lower_schema(schema: Schema, options: dict[str, Any], budget: Budget, sink: DiagnosticSink,
+                 census: Census | None = None) -> tuple[Bundle, Schema, str]:
+    """(resolved bundle, lowered schema, source dialect) of a loaded schema: every stage before
+    emit, on the caller's budget (one per schema, or one per request for tool calls)."""
+    limits = budget.limits
+    keys = census.keys if census is not None else None
+    reject_client_options(schema, keys)
+    upgraded, source_dialect = apply_dialect(schema, options["upgrade_drafts"], census)
+    if upgraded is not schema:  # the census described the document before the upgrade
+        census = document_census(upgraded, limits)
+        keys = census.keys if census is not None else None
+    document = legacy_dependencies(upgraded, keys)
+    bundle = _trivial_bundle(document, census, limits) or resolve(document, budget)
+    if not _absent(keys, FORMAT_KEYS):
+        bundle = apply_formats(bundle, options["strict_formats"], sink)
+    if not _absent(keys, PATTERN_KEYS):
+        check_patterns(bundle, budget)
+    return bundle, lower_bundle(bundle, budget, sink), source_dialect
+
+
+def emit_schema(bundle: Bundle, lowered: Schema, limits: Limits) -> str:
+    """`emit`, with a failed grammar check put on the user pattern llguidance refuses, if any."""
+    try:
+        return emit(lowered, limits)
+    except CompileError as exc:
+        if exc.codes == ["grammar-error"]:
+            located = llguidance_pattern_errors(bundle)
+            if located:
+                raise CompileError(located) from exc
+        raise
 
 
 def _build(schema: Any, options: dict[str, Any], key: str, limits: Limits, census: Census | None = None) -> Artifact:
@@ -50,16 +127,9 @@ def _build(schema: Any, options: dict[str, Any], key: str, limits: Limits, censu
     budget = Budget(limits)
     sink = DiagnosticSink()
     try:
-        keys = census.keys if census is not None else None
-        reject_client_options(schema, keys)
-        upgraded, source_dialect = apply_dialect(schema, options["upgrade_drafts"], census)
-        bundle = resolve(legacy_dependencies(upgraded, keys if upgraded is schema else None), budget)
-        bundle = apply_formats(bundle, options["strict_formats"], sink)
-        check_patterns(bundle, budget)
-        lowered = lower_bundle(bundle, budget, sink)
-        check_cost(lowered, limits)  # lowering can merge objects past the bounds the loader checked
+        bundle, lowered, source_dialect = lower_schema(schema, options, budget, sink, census)
         budget.check_deadline("")
-        grammar = emit(lowered, limits)
+        grammar = emit_schema(bundle, lowered, limits)
     except CompileError as exc:
         exc.diagnostics = sink.items + exc.diagnostics
         raise
@@ -95,10 +165,10 @@ def compile_schema(
     `cache_dir` enables the disk cache there (the CLI passes the XDG default); the in-memory LRU
     is used unless `use_cache=False`.
     """
-    limits = limits or Limits()
+    limits = limits or _DEFAULT_LIMITS
     value, census = load_with_census(schema, limits)
     options = _options(upgrade_drafts, strict_formats, limits)
-    key = cache_key(value, options)
+    key = _key(value, _compile_options_text(upgrade_drafts, strict_formats, limits))
     if use_cache:
         hit = _MEMORY.get(key)
         if hit is not None:

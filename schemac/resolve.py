@@ -138,29 +138,46 @@ class _Resolver:
                 self.budget.check_deadline(ptr)
             if not isinstance(node, dict):
                 continue
-            base = self._declared_base(node, ptr, base)
-            idx.bases[ptr] = base
-            for kw in ("$anchor", "$dynamicAnchor"):
-                name = node.get(kw)
-                if isinstance(name, str):
-                    key = (base, name)
-                    if idx.anchors.get(key, ptr) != ptr:
-                        raise reject("invalid-schema", child_pointer(ptr, kw),
-                                     f"anchor {name!r} is declared twice in one resource")
-                    idx.anchors[key] = ptr
-                    if kw == "$dynamicAnchor":
-                        idx.dynamic.setdefault(name, set()).add(base)
-                        idx.dynamic_at[key] = ptr
-            if not idx.needs_copy and not STRIPPED.isdisjoint(node):
+            if not STRIPPED.isdisjoint(node):  # identifiers and anchors: rare, so tested once
                 idx.needs_copy = True
-            for kw in _REF_KEYWORDS:
-                if kw in node:
-                    self.sites.append((ptr, kw, node[kw], base))
-            for path, sub in _children(node, _WALK):
-                child = _child(ptr, path[0])
-                stack.append((sub, _child(child, path[1]) if len(path) > 1 else child, base, depth + 1))
+                base = self._declared_base(node, ptr, base)
+                self._index_anchors(node, ptr, base)
+            idx.bases[ptr] = base
+            if "$ref" in node:
+                self.sites.append((ptr, "$ref", node["$ref"], base))
+            if "$dynamicRef" in node:
+                self.sites.append((ptr, "$dynamicRef", node["$dynamicRef"], base))
+            for kw, value in node.items():
+                shape = _WALK.get(kw)
+                if shape is None:
+                    continue
+                here = _child(ptr, kw)
+                if shape == "one":
+                    if isinstance(value, (dict, bool)):
+                        stack.append((value, here, base, depth + 1))
+                elif shape == "list":
+                    if isinstance(value, list):
+                        stack.extend((sub, f"{here}/{i}", base, depth + 1)
+                                     for i, sub in enumerate(value) if isinstance(sub, (dict, bool)))
+                elif isinstance(value, dict):
+                    stack.extend((sub, _child(here, k), base, depth + 1)
+                                 for k, sub in value.items() if isinstance(sub, (dict, bool)))
         if self.index.resources.get(self.base_uri.split("#", 1)[0]) is None:
             self.index.resources[self.base_uri.split("#", 1)[0]] = ""
+
+    def _index_anchors(self, node: dict[str, Any], ptr: str, base: str) -> None:
+        idx = self.index
+        for kw in ("$anchor", "$dynamicAnchor"):
+            name = node.get(kw)
+            if isinstance(name, str):
+                key = (base, name)
+                if idx.anchors.get(key, ptr) != ptr:
+                    raise reject("invalid-schema", child_pointer(ptr, kw),
+                                 f"anchor {name!r} is declared twice in one resource")
+                idx.anchors[key] = ptr
+                if kw == "$dynamicAnchor":
+                    idx.dynamic.setdefault(name, set()).add(base)
+                    idx.dynamic_at[key] = ptr
 
     def _declared_base(self, node: dict[str, Any], ptr: str, base: str) -> str:
         """The base URI inside `node`: `base`, or `base` joined with the node's `$id`."""

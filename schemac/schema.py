@@ -49,7 +49,10 @@ ALL_TYPES: frozenset[str] = frozenset(TYPES) | {"integer"}
 def child_pointer(pointer: str, *tokens: str | int) -> str:
     """Append RFC 6901 reference tokens (escaping ~ and /)."""
     for t in tokens:
-        pointer += "/" + str(t).replace("~", "~0").replace("/", "~1")
+        t = str(t)
+        if "~" in t or "/" in t:  # rare: the common token costs two tests, not two copies
+            t = t.replace("~", "~0").replace("/", "~1")
+        pointer += "/" + t
     return pointer
 
 

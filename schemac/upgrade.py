@@ -21,6 +21,7 @@ from urllib.parse import quote, unquote, urldefrag, urljoin
 from schemac.budget import Limits
 from schemac.diagnostics import reject
 from schemac.dialect import dialect_of
+from schemac.load import Census
 from schemac.schema import SUBSCHEMA_KEYWORDS, Schema, child_pointer
 
 TARGET_DIALECT = "2020-12"
@@ -92,11 +93,17 @@ _SPECIAL = frozenset(
     }
 )
 
+#: `_SPECIAL` plus each old dialect's identifier keyword and its own dedicated step
+_SPECIAL_IN: dict[str, frozenset[str]] = {
+    d: _SPECIAL | {"id" if d == "draft-04" else "$id", "$anchor" if d == "2019-09" else "dependencies"}
+    for d in _KNOWN
+}
+
 
 # --- the walk --------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(slots=True)
 class _Job:
     """Translate `src` (at `src_ptr`) into slot `key` of `parent`; `out_ptr` is where it lands."""
 
@@ -108,7 +115,6 @@ class _Job:
     dialect: str
     base: str
     resource: str
-    schema: bool = True
 
 
 @dataclass
@@ -153,37 +159,19 @@ class _Upgrader:
 
     def _drain(self) -> None:
         while self.stack:
-            job = self.stack.pop()
-            if job.schema:
-                self._schema(job)
-            else:
-                self._value(job)
+            self._schema(self.stack.pop())
 
     def _push(self, job: _Job, src: Any, src_tok: tuple[Any, ...], out_tok: tuple[Any, ...],
               parent: Any, key: Any, schema: bool = True) -> None:
+        if not schema:  # a literal holds nothing to place or rewrite: copied now, pointer-free
+            _copy_value(src, parent, key)
+            return
         self.stack.append(
             _Job(
                 src, child_pointer(job.src_ptr, *src_tok), child_pointer(job.out_ptr, *out_tok),
-                parent, key, job.dialect, job.base, job.resource, schema,
+                parent, key, job.dialect, job.base, job.resource,
             )
         )
-
-    def _value(self, job: _Job) -> None:
-        """Copy a plain JSON value (enum members, defaults, ...) without interpreting it.
-
-        Iterative and pointer-free: nothing inside a literal is ever placed or rewritten."""
-        todo: list[tuple[Any, Any, Any]] = [(job.src, job.parent, job.key)]
-        while todo:
-            v, parent, key = todo.pop()
-            if isinstance(v, dict):
-                out: Any = dict.fromkeys(v)
-                todo.extend((sub, out, k) for k, sub in v.items())
-            elif isinstance(v, list):
-                out = [None] * len(v)
-                todo.extend((sub, out, i) for i, sub in enumerate(v))
-            else:
-                out = v
-            parent[key] = out
 
     # -- one schema node --
 
@@ -299,6 +287,7 @@ class _Upgrader:
                   out: dict[str, Any]) -> None:
         """Place keyword `kw` as `out_kw`: its subschemas as schema jobs, anything else as a value."""
         if shape == "one" and isinstance(value, (dict, bool)):
+            out[out_kw] = None  # hold the keyword's place: llguidance orders properties by it
             self._push(job, value, (kw,), (out_kw,), out, out_kw)
         elif shape == "list" and isinstance(value, list):
             out[out_kw] = [None] * len(value)
@@ -317,9 +306,7 @@ class _Upgrader:
         d = job.dialect
         known = _KNOWN[d]
         one, maps = _ONE[d], _MAP[d]
-        special = _SPECIAL | ({"id"} if d == "draft-04" else {"$id"}) | (
-            {"$anchor"} if d == "2019-09" else {"dependencies"}
-        )
+        special = _SPECIAL_IN[d]
         for kw, value in node.items():
             if kw in special:
                 continue
@@ -523,6 +510,23 @@ class _Upgrader:
                 )
 
 
+def _copy_value(src: Any, parent: Any, key: Any) -> None:
+    """Copy a plain JSON value (enum members, defaults, ...) into `parent[key]` without
+    interpreting it: nothing inside a literal is ever placed or rewritten."""
+    todo: list[tuple[Any, Any, Any]] = [(src, parent, key)]
+    while todo:
+        v, parent, key = todo.pop()
+        if isinstance(v, dict):
+            out: Any = dict.fromkeys(v)
+            todo.extend((sub, out, k) for k, sub in v.items())
+        elif isinstance(v, list):
+            out = [None] * len(v)
+            todo.extend((sub, out, i) for i, sub in enumerate(v))
+        else:
+            out = v
+        parent[key] = out
+
+
 def _reach(graph: dict[str, set[str]], start: set[str]) -> set[str]:
     """Nodes reachable from `start` in one or more steps."""
     seen: set[str] = set()
@@ -566,6 +570,10 @@ def _fresh(taken: dict[str, Any], base: str) -> str:
     return name
 
 
+#: keys whose values `_scan` collects as names in use
+_NAMING_KEYS = frozenset({"$anchor", "$dynamicAnchor", "$id", "id"})
+
+
 def _scan(schema: Schema, limits: Limits) -> tuple[set[str], bool]:
     """Anchor-like names in use and whether `unevaluatedItems` occurs anywhere; rejects a
     document nested deeper than `limits.max_depth` (JSON levels) before anything else runs."""
@@ -603,7 +611,7 @@ def _deep_pointer(schema: Schema, max_depth: int) -> str:
     return ""
 
 
-def upgrade(schema: Schema, dialect: str, limits: Limits | None = None) -> Schema:
+def upgrade(schema: Schema, dialect: str, limits: Limits | None = None, census: Census | None = None) -> Schema:
     """Return a new 2020-12 schema that accepts exactly what `schema` accepts under `dialect`.
 
     The input is never modified. Raises `CompileError` (`too-large`, `invalid-schema`,
@@ -613,6 +621,13 @@ def upgrade(schema: Schema, dialect: str, limits: Limits | None = None) -> Schem
         raise reject("unsupported-dialect", "", f"cannot upgrade from dialect {dialect!r}")
     if not isinstance(schema, (dict, bool)):
         raise reject("invalid-schema", "", "a schema must be an object or a boolean")
-    names, has_unevaluated = _scan(schema, limits or Limits())
+    limits = limits or Limits()
+    if census is not None and census.depth <= limits.max_depth and (
+            "$recursiveAnchor" not in census.keys or census.keys.isdisjoint(_NAMING_KEYS)):
+        # `_scan`'s depth check passes; its names only keep the anchor name that a
+        # `$recursiveAnchor` needs clear of the document's own
+        names, has_unevaluated = set(), "unevaluatedItems" in census.keys
+    else:
+        names, has_unevaluated = _scan(schema, limits)
     return _Upgrader(schema, dialect, _fresh(dict.fromkeys(names), "meta"), has_unevaluated).run()
 

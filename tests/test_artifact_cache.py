@@ -76,3 +76,12 @@ def test_cache_key_covers_options() -> None:
     with pytest.raises(schemac.CompileError):
         schemac.compile({"type": "string", "format": "color"}, strict_formats=True)
     assert json.loads(a.dumps())["options"]["strict_formats"] is False
+
+
+def test_cache_key_keeps_property_order() -> None:
+    """Answers follow `properties` order, so a reordered schema must not hit the other's entry."""
+    first = {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}}
+    second = {"type": "object", "properties": {"b": {"type": "integer"}, "a": {"type": "integer"}}}
+    one, two = schemac.compile(first), schemac.compile(second)
+    assert one.key != two.key
+    assert list(two.lowered["properties"]) == ["b", "a"]

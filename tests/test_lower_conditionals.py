@@ -56,3 +56,15 @@ def test_budget_no_fallback() -> None:
     with pytest.raises(CompileError) as info:
         schemac.compile(schema, limits=Limits(entries=1), use_cache=False)
     assert info.value.codes == ["budget-exhausted"]
+
+
+def test_lowered_conditional_stands_where_if_was() -> None:
+    """`then`'s properties come before a later `properties` in answers, as written; its
+    constraint still holds in that order."""
+    schema = {"type": "object", "if": {"required": ["a"]}, "then": {"properties": {"c": {"type": "boolean"}}},
+              "properties": {"b": {"type": "string"}}}
+    art = schemac.compile(schema, use_cache=False)
+    assert list(art.lowered) == ["type", "allOf", "properties"]
+    assert accepts(art.grammar, text_of({"c": True, "b": "x", "a": 1}))
+    assert not accepts(art.grammar, text_of({"c": 1, "b": "x", "a": 1}))
+    assert accepts(art.grammar, text_of({"b": "x", "c": 1}))  # no `a`: `c` is unconstrained, listed after `b`

@@ -207,3 +207,15 @@ def test_finite_form_charges_evaluations() -> None:
     with pytest.raises(CompileError) as info:
         finite_form(schema, ctx)
     assert info.value.codes == ["budget-exhausted"]
+
+
+def test_complement_stands_where_not_was() -> None:
+    """A `not` written before `properties` puts its complement's properties first in answers;
+    the complement still rejects what the operand accepts, in either order."""
+    schema = {"type": "object", "not": {"properties": {"c": {"const": 0}}, "required": ["c"]},
+              "properties": {"b": {"type": "string"}}}
+    art = schemac.compile(schema, use_cache=False)
+    assert list(art.lowered) == ["type", "allOf", "properties"]
+    assert accepts(art.grammar, text_of({"c": 1, "b": "x"}))
+    assert not accepts(art.grammar, text_of({"c": 0, "b": "x"}))
+    assert not accepts(art.grammar, text_of({"b": "x", "c": 0}))

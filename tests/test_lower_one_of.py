@@ -1,12 +1,16 @@
 """oneOf lowering: disjointness proofs, exclusive form, finite enumeration, rejection, budget."""
 from __future__ import annotations
 
+import itertools
+import json
+
+import llguidance
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import schemac
-from grammar_harness import OTHER_REJECTIONS, check_exact_or_rejected, check_golden, load_fixtures
+from grammar_harness import OTHER_REJECTIONS, accepts, check_exact_or_rejected, check_golden, load_fixtures, text_of
 from schemac.budget import Limits
 from schemac.diagnostics import CompileError
 
@@ -65,3 +69,53 @@ def test_budget_no_fallback() -> None:
     with pytest.raises(CompileError) as info:
         schemac.compile(schema, limits=Limits(entries=3), use_cache=False)
     assert info.value.codes == ["budget-exhausted"]
+
+
+_A = {"properties": {"a": {"type": "integer"}}, "required": ["a"]}
+_A_OR_C = {"properties": {"a": {"type": "string"}, "c": {"type": "boolean"}}, "required": ["a"]}
+_B = {"b": {"type": "string"}}
+_C = {"properties": {"c": {"type": "boolean"}}}
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "object", "oneOf": [_A], "properties": _B},
+        {"type": "object", "properties": _B, "oneOf": [_A]},
+        {"type": "object", "oneOf": [_A, _A_OR_C], "properties": _B},
+        {"oneOf": [_A], "allOf": [_C], "properties": _B},
+        {"allOf": [_C], "oneOf": [_A], "properties": _B},
+    ],
+)
+def test_property_order_is_llguidance_order(schema: dict) -> None:
+    """The lowered `oneOf` stands where it was written, so answers list properties in the order
+    llguidance 1.9.1 gives the original schema (keywords as written, MaskBench o55595/o85188):
+    each key order of a valid object is judged as llguidance judges it, and an invalid object
+    is rejected in every order."""
+    art = schemac.compile(schema, use_cache=False)
+    raw = llguidance.LLMatcher.grammar_from_json_schema(json.dumps(schema))
+    valid, invalid = {"a": 1, "b": "x", "c": True}, {"a": 1.5, "b": "x", "c": True}
+    verdicts = []
+    for order in itertools.permutations(valid):
+        text = text_of({k: valid[k] for k in order})
+        verdicts.append(accepts(art.grammar, text))
+        assert verdicts[-1] == accepts(raw, text), order
+        assert not accepts(art.grammar, text_of({k: invalid[k] for k in order})), order
+    assert any(verdicts)
+
+
+def test_hoisted_one_of_is_reported_where_it_was_written() -> None:
+    """A lone-`oneOf` allOf member is lowered as its node's own `oneOf`; diagnostics keep the
+    user's pointers into the allOf member."""
+    schema = {"allOf": [{"type": "object"}, {"oneOf": [{"not": {"pattern": "(a)"}}, {"type": "string"}]}]}
+    with pytest.raises(schemac.CompileError) as info:
+        schemac.compile(schema, use_cache=False)
+    assert [d.pointer for d in info.value.diagnostics] == ["/allOf/1/oneOf/0/not"]
+
+
+def test_hoist_keeps_keyword_order() -> None:
+    from schemac.lower.one_of import hoist, lone_member
+
+    node = {"required": ["k"], "allOf": [{"$ref": "#/$defs/a"}, {"oneOf": [True]}], "properties": {}}
+    assert lone_member(node) == 1 and lone_member({**node, "oneOf": [True]}) is None
+    assert list(hoist(node, 1)) == ["required", "allOf", "oneOf", "properties"]

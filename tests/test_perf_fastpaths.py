@@ -6,6 +6,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import schemac
 from schemac.budget import Budget, Limits, check_cost
@@ -137,3 +139,44 @@ def test_census_settles_dialect_and_client_options() -> None:
     reject_client_options({"type": "string"}, frozenset({"type"}))
     with pytest.raises(CompileError):
         schemac.compile({"items": {"x-guidance": {}}}, use_cache=False)
+
+
+
+_KEYS = st.sampled_from(["", "a", "not", "items", "anyOf", "properties", "enum"])
+_SCHEMAS = st.recursive(
+    st.booleans() | st.just({}),
+    lambda inner: st.one_of(
+        st.builds(lambda s: {"not": s}, inner),
+        st.builds(lambda s: {"anyOf": s}, st.lists(inner, max_size=4)),
+        st.builds(lambda s: {"properties": s}, st.dictionaries(_KEYS, inner, max_size=5)),
+        st.builds(lambda v: {"enum": v}, st.lists(st.integers(0, 9), max_size=6)),
+    ),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_SCHEMAS, st.integers(1, 40), st.integers(1, 40), st.integers(1, 60))
+def test_size_bound_implies_cost_check(schema: Any, subschemas: int, enum: int, pairs: int) -> None:
+    """`within_cost_by_size` may skip `check_cost` only where the walk would pass too."""
+    from schemac.budget import within_cost_by_size
+
+    limits = Limits(max_subschemas=subschemas, max_enum_values=enum, max_property_pairs=pairs)
+    if within_cost_by_size(len(json.dumps(schema, ensure_ascii=False)), limits):
+        check_cost(schema, limits)
+
+
+def test_settled_nodes_are_fixpoints_of_every_pass() -> None:
+    """The walker returns a node holding only `_SETTLED` keywords without running the passes."""
+    from schemac.lower import _SETTLED
+
+    ctx = LowerContext(Budget(), Definitions(Bundle(True)), DiagnosticSink())
+    checked = 0
+    for node in _corpus():
+        settled = {k: v for k, v in node.items() if k in _SETTLED and k != "$ref"}
+        if not settled or settled.get("required") == []:
+            continue
+        for lower in PASSES:
+            assert lower(settled, ctx) is settled, lower.__module__
+        checked += 1
+    assert checked > 30

@@ -2,21 +2,26 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 from schemac.budget import Budget, Limits
 from schemac.diagnostics import CompileError
-from schemac.regex import MAX_PATTERN_CHARS, PatternError, check_patterns, compile_re2, translate
+from schemac.regex import (
+    MAX_PATTERN_CHARS, PatternError, _explicit, check_patterns, compile_re2, llguidance_pattern_errors, translate,
+)
 from schemac.schema import Bundle
 
 
 def _codes(schema, budget: Budget | None = None) -> list[tuple[str, str]]:
+    """The pattern diagnostics of a compile: `check_patterns`, then (as after a failed grammar
+    check) llguidance's refusals."""
     try:
         check_patterns(schema, budget or Budget())
     except CompileError as exc:
         return [(d.code, d.pointer) for d in exc.diagnostics]
-    return []
+    return [(d.code, d.pointer) for d in llguidance_pattern_errors(schema)]
 
 
 @pytest.mark.parametrize(
@@ -139,13 +144,157 @@ def test_ecma_meaning() -> None:
     assert compile_re2("^a$").search("a\n") is None
 
 
-def test_classes_llguidance_would_mis_encode_are_refused() -> None:
-    """llguidance 1.9.1 admits the escapes \\" and \\\\ for a class holding every control character."""
+# ---- llguidance 1.9.1's escape bug: classes holding every control character --------------
+#
+# llguidance JSON-quotes a byte set holding all of U+0000-U+001F (or all but U+000A) with a
+# shortcut that admits the escapes \" and \\ whatever the set holds, and it merges the
+# single-character alternatives of an alternation into one byte set first. `translate` splits such
+# classes (see schemac/regex.py) and refuses, for user and lowering patterns, what it cannot split.
+
+#: JSON string bodies (between the quotes) built from these pieces, alone and in pairs
+_PIECES = ["a", "x", "/", "\x7f", "é", '"', "\\", '\\"', "\\\\", "\\/", "\\n", "\\b", "\\u0000", "\\u000A",
+           "\\u001f", "\\u0022", "\\u005C", "\\u0061", "\x00", "\n", "\\x"]
+#: the spellings llguidance's string grammar uses (no \/, no \u escape of a printable character,
+#: never a raw DEL)
+_CANONICAL = re.compile(r'(?:[^"\\\x00-\x1f\x7f]|\\["\\bfnrt]|\\u00[01][0-9a-fA-F])*', re.S)
+
+
+def _bodies() -> list[str]:
+    """Every character U+0000-U+00FF and a few beyond, in every JSON spelling; then pairs of pieces."""
+    out = [""]
+    for c in [chr(i) for i in range(0x100)] + ["\u2028", "\ufeff", "\u4e2d", "\U0001f600"]:
+        spellings = {c, json.dumps(c)[1:-1], json.dumps(c, ensure_ascii=False)[1:-1]}
+        if ord(c) < 0x10000:
+            spellings |= {f"\\u{ord(c):04x}", f"\\u{ord(c):04X}"}
+        out += sorted(spellings)
+    out += ["\\/", "\\b", "\\f", "\\n", "\\r", "\\t"]
+    out += [a + b for a in _PIECES for b in _PIECES]
+    return out
+
+
+def _grammar_disagreements(translated: str, ecma: str, bodies: list[str]) -> list[tuple[str, bool]]:
+    """(JSON text, accepted) wherever llguidance given `translated` disagrees with RE2 given `ecma`
+    on the decoded string: an accepted text that is not JSON or whose string fails the pattern,
+    or a rejected canonical spelling of a string that matches."""
+    import llguidance
+
+    from grammar_harness import _tokenizer
+    from schemac.emit import SYNTAX_POLICY
+
+    grammar = llguidance.LLMatcher.grammar_from_json_schema(
+        json.dumps({"type": "string", "pattern": translated}), overrides=SYNTAX_POLICY)
+    matcher = llguidance.LLMatcher(_tokenizer(), grammar, log_level=0)
+    assert not matcher.is_error(), matcher.get_error()
+    regex = compile_re2(ecma)
+    out = []
+    for body in bodies:
+        text = '"' + body + '"'
+        tokens = list(text.encode())
+        done = matcher.try_consume_tokens(tokens)
+        got = done == len(tokens) and matcher.is_accepting()
+        matcher.rollback(done)
+        try:
+            value = json.loads(text)
+        except ValueError:
+            value = None
+        valid = isinstance(value, str) and regex.search(value) is not None
+        if got != valid and (got or _CANONICAL.fullmatch(body)):
+            out.append((text, got))
+    return out
+
+
+def test_llguidance_escape_bug_is_still_there() -> None:
+    """The bug being worked around (if this fails, llguidance fixed it: the split can go)."""
+    bad = _grammar_disagreements(r"^[^\x{22}]$", '^[^"]$', ['\\"', "a"])
+    assert bad == [('"\\""', True)]
+
+
+SPLIT_PATTERNS = [
+    '^[^"]*$', '^[^"]+$', '^[^"]?$', '^[^"]{0,3}$', '^[^"]{1,3}$', '^[^"]{1,2}$', "^[^\\\\]+$", '^[^"\\\\]*$',
+    '^[^\\n"]+$', "^[\\x00-\\x1f]*$", '[^"]', '^[^"]', 'x[^"]+', '^[^"]x$', '^(?:\\\\.|[^"\\\\])*$',
+    '^(a|[^"])x$', '^(?:[^"]+|")$', '^a|[^"]+$', '^(?:[^"]?)+$',
+    '^[a-zA-Z]+://[^ "]+$', "^[A-Za-z0-9_][^<>*#.%&:\\\\+?/]*$",  # from MaskBench
+    # alternations whose whole-branch classes derivre merges into a set holding `"` and `\`: kept
+    '^(?:[^"]|")*$', "^(?:|(?:[\\u{0}-\\u{31}]|[\\u{33}-\\u{10FFFF}])[\\s\\S]*|2)$",
+]
+
+
+@pytest.mark.parametrize("pattern", SPLIT_PATTERNS)
+def test_split_classes_are_exact(pattern: str) -> None:
+    """The split spelling makes llguidance accept exactly the strings the pattern matches: every
+    character up to U+00FF in every spelling, and all pairs of a few tricky pieces."""
+    assert _grammar_disagreements(translate(pattern), pattern, _bodies()) == []
+    check_patterns({"pattern": pattern}, Budget())  # and no longer refused
+
+
+def test_split_spelling() -> None:
+    c1, c2 = r"[\x{0}-\x{F}]", r"[\x{10}-\x{21}\x{23}-\x{10FFFF}]"
+    assert translate('^[^"]*$') == f"^(?:(?:{c1}*{c2})*{c1}*)$"
+    assert translate('^[^"]+$') == f"^(?:(?:{c1}*{c2})+{c1}*|{c1}+)$"
+    assert translate('^[^"]?$') == f"^(?:{c1}?|{c2})$"
+    assert translate('^[^"]x$') == f"^(?:{c1}x$|{c2}x$)"  # `C S` with S kept in both branches
+    assert translate('[^"]') == f"(?:{c1}[\\x{{0}}-\\x{{10FFFF}}]*|{c2}[\\x{{0}}-\\x{{10FFFF}}]*)"
+    assert translate("^[^a]*$") == "^[^a]*$"  # nothing to split
+
+
+#: positions no split can fix, and alternations that llguidance merges into one such class
+UNSAFE_PATTERNS = ['^[^"]$', '[^"]$', '^[^"]{2,4}$', '^(?:x[^"])*$', "^[^\\\\]{2}$", '^[^\\n"]$',
+                   "^(?:[\\x00-\\x0f]|[\\x10-\\x1f])$", '^(?:x[\\x00-\\x0f]|x[\\x10-\\x1f]|y"|z\\\\)$',
+                   '^(?:(?:[\\x00-\\x0f]|")|[\\x10-\\x1f])$']
+
+
+@pytest.mark.parametrize("pattern", UNSAFE_PATTERNS)
+def test_unsplittable_positions_are_refused(pattern: str) -> None:
+    """What cannot be split is refused, and rightly: llguidance would accept an invalid string."""
     import schemac
 
-    for pattern in ('^[^"]$', "^[^\\\\]+$", "^[\\x00-\\x1f]$"):
-        with pytest.raises(schemac.CompileError) as info:
-            schemac.compile({"type": "string", "pattern": pattern}, use_cache=False)
-        assert info.value.codes == ["unsupported-regex"]
+    with pytest.raises(schemac.CompileError) as info:
+        schemac.compile({"type": "string", "pattern": pattern}, use_cache=False)
+    assert info.value.codes == ["unsupported-regex"]
+    assert "control character" in str(info.value)
+    with pytest.raises(PatternError):
+        translate(pattern)  # what emit gives llguidance: lowering's patterns are guarded too
+    bodies = ['\\"', "\\\\", 'x\\"', 'z\\"', 'y\\\\', 'x\\\\', 'a\\"', 'a\\\\', '\\"\\"', '\\\\\\\\', '\\"a', "\\\\a", 'a\\"a']
+    assert any(got for _, got in _grammar_disagreements(_explicit(pattern)[0], pattern, bodies))
+
+
+def test_compiled_split_pattern_end_to_end() -> None:
+    import schemac
+    from grammar_harness import accepts
+
+    art = schemac.compile({"type": "string", "pattern": "^[^\\\\]+$"}, use_cache=False)
+    assert accepts(art.grammar, '"a\\n\\""') and not accepts(art.grammar, '"a\\\\"')
     for pattern in ("^[^a-z]+$", "[\\s\\S]", "^.$"):
         schemac.compile({"type": "string", "pattern": pattern}, use_cache=False)
+
+
+def test_lowered_patterns_are_guarded_too() -> None:
+    """negation writes "some character other than LF and `"`" as an alternation of classes that
+    derivre merges into a set llguidance mis-quotes; the grammar once accepted the string `"`."""
+    import schemac
+    from grammar_harness import accepts
+
+    for excluded, quoted in (('"', '"\\""'), ("\\\\", '"\\\\"')):  # the class, then the JSON text
+        try:
+            art = schemac.compile({"type": "string", "not": {"pattern": f"^[\\n{excluded}]*$"}}, use_cache=False)
+        except schemac.CompileError as exc:
+            assert set(exc.codes) <= {"not-exact", "unsupported-regex"}
+            continue
+        assert not accepts(art.grammar, quoted) and not accepts(art.grammar, '"\\n"')
+        assert accepts(art.grammar, '"a"') and accepts(art.grammar, '"\\na"')
+
+
+def test_llguidance_refusal_is_located_after_the_grammar_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pattern llguidance's engine refuses fails emit's grammar check; the diagnostic then
+    names the pattern's pointer, not the whole grammar (patterns are not checked one by one
+    beforehand). The refusal is simulated: no ECMA pattern that RE2 takes is known to fail."""
+    import schemac
+    import schemac.regex
+
+    real = schemac.regex.translate
+    monkeypatch.setattr(schemac.regex, "translate", lambda p: "(" if p == "^b+$" else real(p))
+    schema = {"type": "object", "properties": {"x": {"type": "string", "pattern": "^b+$"},
+                                               "y": {"type": "string", "pattern": "^a+$"}}}
+    with pytest.raises(CompileError) as info:
+        schemac.compile(schema, use_cache=False)
+    assert [(d.code, d.pointer) for d in info.value.diagnostics] == [("unsupported-regex", "/properties/x/pattern")]

@@ -258,11 +258,11 @@ def test_artifact_round_trip_and_finalize() -> None:
     {"oneOf": [{"type": "integer", "minimum": 0}, {"type": "integer", "maximum": 10}]},
 ])
 def test_lowering_matches_the_pipeline(schema: object) -> None:
-    """tools.compile runs the pipeline's stages itself (one budget per request): same result."""
+    """tools.compile lowers without the loader's census (one budget per request): the census
+    fast paths of a plain compile must give the same result."""
     from schemac.budget import Budget
     from schemac.diagnostics import DiagnosticSink
-    from schemac.pipeline import compile_schema
-    from schemac.tools.compile import lower_schema
+    from schemac.pipeline import compile_schema, lower_schema
 
     artifact = compile_schema(schema, use_cache=False)
     bundle, lowered, _ = lower_schema(schema, {"upgrade_drafts": False, "strict_formats": False}, Budget(Limits()), DiagnosticSink())

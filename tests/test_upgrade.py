@@ -444,3 +444,13 @@ def property_validators(index: int) -> tuple[Any, Any]:
 def test_random_instances_agree(index: int, instance: Any) -> None:
     original, upgraded = property_validators(index)
     assert original.is_valid(instance) == upgraded.is_valid(instance)
+
+
+def test_upgrade_keeps_keyword_order() -> None:
+    """llguidance orders answer properties by where `properties`/applicators stand in a node,
+    so the upgrade must not move single-subschema keywords to the end."""
+    from schemac.upgrade import upgrade
+
+    schema = {"type": "object", "additionalProperties": False, "not": {"required": ["b"]},
+              "properties": {"a": {"type": "string"}}, "if": {"required": ["a"]}, "then": {}}
+    assert list(upgrade(schema, "draft-07")) == ["$schema", *schema]

@@ -70,9 +70,12 @@ class Budget:
             )
         self.used[kind] = after
 
+    def __post_init__(self) -> None:
+        self._python_until = self.started + self.limits.deadline_s - self.limits.native_reserve_s
+
     def expired(self) -> bool:
         """Whether the Python stages have used their share of the deadline (no pointer needed)."""
-        return time.monotonic() - self.started > self.limits.deadline_s - self.limits.native_reserve_s
+        return time.monotonic() > self._python_until
 
     def check_deadline(self, pointer: str) -> None:
         """Raise `too-large` once the Python stages have used their share of the deadline."""
@@ -126,6 +129,15 @@ def check_cost(schema: object, limits: Limits) -> None:
                     f"the schema's enums hold more than {limits.max_enum_values:,} values",
                 )
         stack.extend((sub, child_pointer(pointer, *path)) for path, sub in iter_subschemas(node))
+
+
+def within_cost_by_size(json_chars: int, limits: Limits) -> bool:
+    """Whether a schema whose JSON text has `json_chars` characters passes `check_cost` for its
+    size alone: n subschemas take at least 2n characters (`{}` each), n enum members 2n - 1
+    (`0,0`) and n properties 6n - 1 (`"":{},"":{}`), so the totals cannot pass their bounds."""
+    props = (json_chars + 1) // 6
+    return ((json_chars + 1) // 2 <= min(limits.max_subschemas, limits.max_enum_values)
+            and props * props <= limits.max_property_pairs)
 
 
 def _within_cost(schema: object, limits: Limits) -> bool:

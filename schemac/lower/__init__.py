@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from schemac.budget import Budget
-from schemac.diagnostics import DiagnosticSink, reject
+from schemac.diagnostics import CompileError, DiagnosticSink, reject, relocate
 from schemac.lower import (
     conditionals,
     contains,
@@ -20,6 +20,7 @@ from schemac.lower import (
     intersection,
     negation,
     one_of,
+    productive,
     property_names,
     prune,
     supported,
@@ -80,6 +81,11 @@ def _segments(passes: tuple[Pass, ...]) -> tuple[tuple[frozenset[str] | None, tu
 
 _PLAN = _segments(PASSES)
 
+#: Keywords no pass acts on (they trigger none, and `supported` keeps them): a non-empty node
+#: holding only these, and no empty `required` (`prune` drops it, and turns `{}` into `true`),
+#: is a fixpoint of every pass, as tests/test_perf_fastpaths.py checks pass by pass.
+_SETTLED: frozenset[str] = supported.SUPPORTED.difference(*TRIGGERS.values())
+
 
 def lower_node(node: Schema, ctx: LowerContext) -> Schema:
     """Lower one schema node and everything below it."""
@@ -89,9 +95,24 @@ def lower_node(node: Schema, ctx: LowerContext) -> Schema:
         raise reject("invalid-schema", ctx.pointer, "a schema must be an object or a boolean")
     if ctx.budget.expired():
         ctx.budget.check_deadline(ctx.pointer)
-    short = finite_form(node, ctx)
-    if short is not None:
-        return short
+    if not _BOUNDED.isdisjoint(node):  # `finite_form`'s own first test, without the call
+        short = finite_form(node, ctx)
+        if short is not None:
+            return short
+    member = one_of.lone_member(node)
+    if member is None:
+        return _lower_object(node, ctx)
+    try:  # lowered as the node's own `oneOf` (see `one_of.hoist`), reported where it was written
+        return _lower_object(one_of.hoist(node, member), ctx)
+    except CompileError as exc:
+        raise CompileError(relocate(exc.diagnostics, ctx.pointer + "/oneOf", f"{ctx.pointer}/allOf/{member}/oneOf")) from exc
+
+
+def _lower_object(node: dict[str, Any], ctx: LowerContext) -> Schema:
+    """`lower_node` past its shortcuts: children first, then the passes."""
+    trace = ctx.trace
+    # `prune` runs first and drops every key outside KEPT: copying only those gives the same
+    # result, except under `explain`, which shows `prune` doing it
     out: dict[str, Any] = {}
     for kw, value in node.items():
         shape = SUBSCHEMA_KEYWORDS.get(kw)
@@ -101,10 +122,11 @@ def lower_node(node: Schema, ctx: LowerContext) -> Schema:
             out[kw] = [lower_node(v, ctx.at(kw, i)) for i, v in enumerate(value)]
         elif shape == "map" and isinstance(value, dict) and kw != "$defs":
             out[kw] = {k: lower_node(v, ctx.at(kw, k)) for k, v in value.items()}
-        else:
+        elif kw in prune.KEPT or trace is not None:
             out[kw] = value
     result: Schema = out
-    trace = ctx.trace
+    if trace is None and result and _SETTLED.issuperset(result) and result.get("required") != []:
+        return result  # every pass would return it unchanged (see `_SETTLED`)
     for union, steps in _PLAN:
         if union is not None and union.isdisjoint(result):
             continue
@@ -120,6 +142,8 @@ def lower_node(node: Schema, ctx: LowerContext) -> Schema:
     return result
 
 
+#: a node without these has no literal bound of its own or in an allOf member
+_BOUNDED = frozenset({"const", "enum", "allOf"})
 _SCHEMA_MAPS = frozenset({"properties", "patternProperties", "dependentSchemas", "$defs"})
 _LITERALS = frozenset({"const", "enum"})
 
@@ -149,6 +173,8 @@ def lower_bundle(bundle: Bundle, budget: Budget, sink: DiagnosticSink, trace: Tr
     """
     ctx = LowerContext(budget, Definitions(bundle), sink, "", 0, lower_node, trace)
     root = lower_node(bundle.root, ctx)
+    if not bundle.defs and not ctx.defs.lowered:
+        return root  # no definition exists, none was generated: nothing can be referenced
     pending: set[str] = set()
     _referenced(root, pending)
     done: set[str] = set()
@@ -158,6 +184,7 @@ def lower_bundle(bundle: Bundle, budget: Budget, sink: DiagnosticSink, trace: Tr
         body = ctx.definition(name)
         _referenced(body, pending)
     defs = {name: ctx.defs.lowered[name] for name in sorted(done)}
+    root, defs = productive.drop_unproductive(root, defs)
     if not defs:
         return root
     if isinstance(root, bool):

@@ -25,12 +25,12 @@ def lower(node: dict[str, Any], ctx: LowerContext) -> Schema:
     then: Schema = node.get("then", True)
     other: Schema = node.get("else", True)
     if guard is True or then is other is True:
-        return conjoin(rest, then)
+        return conjoin(rest, then, node)
     if guard is False:
-        return conjoin(rest, other)
+        return conjoin(rest, other, node)
     ctx.budget.reserve("entries", 2, ctx.pointer)
     if then is True:
-        return conjoin(rest, {"anyOf": [guard, other]})
+        return conjoin(rest, {"anyOf": [guard, other]}, node)
     within: Schema = {"allOf": [rest, other]} if rest and other is not True else (rest or other)
     try:
         complement = negate(guard, ctx.at("if"), within)
@@ -50,7 +50,7 @@ def lower(node: dict[str, Any], ctx: LowerContext) -> Schema:
         return False
     if True in branches:
         return rest or True
-    return conjoin(rest, branches[0] if len(branches) == 1 else {"anyOf": branches})
+    return conjoin(rest, branches[0] if len(branches) == 1 else {"anyOf": branches}, node)
 
 
 def _both(a: Schema, b: Schema) -> Schema:

@@ -142,6 +142,8 @@ def lower(node: dict[str, Any], ctx: LowerContext) -> Schema:
         return {**out, "allOf": list(out.get("allOf", [])) + [{"type": _NON_ARRAY}]}
     if bound is None or _branch_count(bound, lo, hi) > MAX_BRANCHES:
         return _for_lark(node, lo, hi, target, ctx)
+    if lo == 0 and hi is not None and hi >= bound:  # at most `bound` items exist: no count can pass the maximum
+        return out
     branches: list[Schema] = []
     if hi is None or hi >= bound:
         ctx.budget.reserve("entries", comb(bound, lo), here)

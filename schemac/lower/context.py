@@ -28,6 +28,9 @@ class Definitions:
 Trace = Callable[[str, str, Schema, Schema], None]
 
 
+_new_context = object.__new__
+
+
 class LowerContext:
     """Passed to every pass. `pointer` is the user's-document pointer of the node being lowered.
 
@@ -75,10 +78,10 @@ class LowerContext:
                 self.pointer,
                 f"schema nesting exceeds {self.budget.limits.max_depth} levels",
             )
-        child = LowerContext(self.budget, self.defs, self.sink, "", self.depth + 1, self._lower, self.trace)
-        child._pointer = None
-        child._parent = self
-        child._tokens = tokens
+        child = _new_context(LowerContext)  # one per lowered node: skips __init__'s defaults
+        child.budget, child.defs, child.sink, child._lower, child.trace = (
+            self.budget, self.defs, self.sink, self._lower, self.trace)
+        child.depth, child._pointer, child._parent, child._tokens = self.depth + 1, None, self, tokens
         return child
 
     def lower(self, node: Schema, *tokens: str | int) -> Schema:

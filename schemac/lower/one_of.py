@@ -16,6 +16,36 @@ from schemac.lower.negation import MAX_DOMAIN_VALUES, conjoin, negate
 from schemac.schema import Schema
 
 
+def lone_member(node: dict[str, Any]) -> int | None:
+    """Index of the one `allOf` member that is a bare `{"oneOf": [...]}` in a node without its
+    own `oneOf` (else None): a common way to write "these keys, and one of these variants"."""
+    members = node.get("allOf")
+    if "oneOf" in node or not isinstance(members, list):
+        return None
+    found = [i for i, m in enumerate(members) if isinstance(m, dict) and len(m) == 1 and "oneOf" in m]
+    return found[0] if len(found) == 1 else None
+
+
+def hoist(node: dict[str, Any], member: int) -> dict[str, Any]:
+    """`node` with `allOf[member]`'s `oneOf` moved up beside the other keywords, right after the
+    `allOf` (so property order is kept).
+
+    Exact (`allOf: [X, {oneOf: B}]` is `allOf: [X], oneOf: B`), and it lets this pass see the
+    node's `required` and sibling members when it proves the branches disjoint: a discriminator
+    that the node requires, written outside the `allOf`, is the usual case.
+    """
+    out: dict[str, Any] = {}
+    for kw, value in node.items():
+        if kw != "allOf":
+            out[kw] = value
+            continue
+        rest = [m for i, m in enumerate(value) if i != member]
+        if rest:
+            out["allOf"] = rest
+        out["oneOf"] = value[member]["oneOf"]
+    return out
+
+
 def lower(node: dict[str, Any], ctx: LowerContext) -> Schema:
     if "oneOf" not in node:
         return node
@@ -24,11 +54,11 @@ def lower(node: dict[str, Any], ctx: LowerContext) -> Schema:
     if not branches:
         return False
     if len(branches) == 1:
-        return conjoin(rest, branches[0])
+        return conjoin(rest, branches[0], node)
     here = ctx.at("oneOf")
     values = finite_values(rest)
     if values is not None and len(values) <= MAX_DOMAIN_VALUES and all(evaluable(b) for b in branches):
-        return conjoin(rest, _enumerate(branches, values, here))
+        return conjoin(rest, _enumerate(branches, values, here), node)
     within, present = types_of(rest, ctx), required_keys(rest, ctx)
     n = len(branches)
     apart: set[tuple[int, int]] = set()  # pairs (i, j), i < j, proven disjoint; each tried once
@@ -37,8 +67,8 @@ def lower(node: dict[str, Any], ctx: LowerContext) -> Schema:
             if disjoint(branches[i], branches[j], here, 0, within, present):
                 apart.add((i, j))
     if len(apart) == n * (n - 1) // 2:
-        return conjoin(rest, {"anyOf": branches})
-    return conjoin(rest, _exclusive(branches, apart, rest, here))
+        return conjoin(rest, {"anyOf": branches}, node)
+    return conjoin(rest, _exclusive(branches, apart, rest, here), node)
 
 
 def _enumerate(branches: list[Schema], values: list[Any], ctx: LowerContext) -> Schema:

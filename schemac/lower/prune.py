@@ -24,14 +24,14 @@ VALIDATION_KEYWORDS: frozenset[str] = frozenset(
 )
 
 
-#: what `lower` keeps of a node
-_KEPT: frozenset[str] = VALIDATION_KEYWORDS - ANNOTATION_KEYWORDS
+#: what `lower` keeps of a node (the walker drops the rest as it copies, outside `explain`)
+KEPT: frozenset[str] = VALIDATION_KEYWORDS - ANNOTATION_KEYWORDS
 
 
 def lower(node: dict[str, Any], ctx: LowerContext) -> Schema:
-    if node and _KEPT.issuperset(node) and not _has_no_op(node):
+    if node and KEPT.issuperset(node) and not _has_no_op(node):
         return node  # nothing to drop (most nodes): no copy
-    out = {k: v for k, v in node.items() if k in _KEPT}
+    out = {k: v for k, v in node.items() if k in KEPT}
     if "if" not in out:
         out.pop("then", None)
         out.pop("else", None)
@@ -46,7 +46,7 @@ def lower(node: dict[str, Any], ctx: LowerContext) -> Schema:
 
 
 def _has_no_op(node: dict[str, Any]) -> bool:
-    """Whether `lower` would drop a keyword of `node` that is in `_KEPT` (a keyword no-op)."""
+    """Whether `lower` would drop a keyword of `node` that is in `KEPT` (a keyword no-op)."""
     return (
         ("if" not in node and ("then" in node or "else" in node))
         or ("contains" not in node and ("minContains" in node or "maxContains" in node))

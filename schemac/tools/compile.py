@@ -1,6 +1,6 @@
 """Compile the answer schema and every function's `parameters` of one request on ONE Budget.
 
-The stages are schemac's own, called in the pipeline's order; only the budget differs: a request
+The stages are the pipeline's own (`lower_schema`, `emit_schema`); only the budget differs: a request
 with many functions draws on the same expansion budget and deadline as a single schema would, so
 tools cannot multiply the work a request may cost. Diagnostics are relocated to JSON Pointers
 into the request body (e.g. `/tools/2/function/parameters/properties/x`).
@@ -12,27 +12,7 @@ from typing import Any
 
 from schemac.budget import Budget, Limits
 from schemac.diagnostics import CompileError, Diagnostic, DiagnosticSink, reject
-from schemac.schema import Bundle, Schema
-
-
-def lower_schema(value: Schema, options: dict[str, Any], budget: Budget, sink: DiagnosticSink) -> tuple[Bundle, Schema, str]:
-    """(resolved bundle, lowered schema, source dialect) of a loaded schema: `pipeline._build`'s
-    stages up to emit, in its order, on the caller's budget. Keep in step with `_build` until the
-    pipeline exposes this function itself."""
-    from schemac.client_options import reject_client_options
-    from schemac.compat import legacy_dependencies
-    from schemac.dialect import apply_dialect
-    from schemac.formats import apply_formats
-    from schemac.lower import lower_bundle
-    from schemac.regex import check_patterns
-    from schemac.resolve import resolve
-
-    reject_client_options(value)
-    upgraded, source_dialect = apply_dialect(value, options["upgrade_drafts"])
-    bundle = resolve(legacy_dependencies(upgraded), budget)
-    bundle = apply_formats(bundle, options["strict_formats"], sink)
-    check_patterns(bundle, budget)
-    return bundle, lower_bundle(bundle, budget, sink), source_dialect
+from schemac.schema import Schema
 
 
 @dataclass(frozen=True)
@@ -58,8 +38,8 @@ def compile_part(value: Any, pointer: str, options: dict[str, Any], budget: Budg
     Runs `emit` on the lowered schema alone, so its checks (pattern translation, llguidance's
     acceptance, unsatisfiable schemas) are reported for this part, not for the whole grammar.
     """
-    from schemac.emit import emit
     from schemac.load import load
+    from schemac.pipeline import emit_schema, lower_schema
 
     limits: Limits = budget.limits
     sink = DiagnosticSink()
@@ -67,7 +47,7 @@ def compile_part(value: Any, pointer: str, options: dict[str, Any], budget: Budg
         budget.check_deadline("")
         loaded = load(value, limits)
         bundle, lowered, source_dialect = lower_schema(loaded, options, budget, sink)
-        emit(lowered, limits)
+        emit_schema(bundle, lowered, limits)
     except CompileError as exc:
         raise CompileError(relocate(sink.items + exc.diagnostics, pointer)) from exc
     except RecursionError as exc:  # a backstop, as in the pipeline: walkers are bounded
