@@ -259,11 +259,22 @@ def required_keys(node: Schema, ctx: LowerContext | None) -> frozenset[str]:
 
 
 def _property_schemas(members: list[dict[str, Any]], key: str) -> list[Schema]:
+    """Every schema that `members` apply to property `key`'s value: its `properties` entry and
+    each `patternProperties` entry whose pattern matches the key."""
+    from schemac.regex import PatternError, compile_re2
+
     out: list[Schema] = []
     for m in members:
         props = m.get("properties")
         if isinstance(props, dict) and key in props:
             out.append(props[key])
+        patterns = m.get("patternProperties")
+        for pattern, sub in patterns.items() if isinstance(patterns, dict) else ():
+            try:
+                if compile_re2(pattern).search(key):
+                    out.append(sub)
+            except PatternError:  # proves nothing; the regex check reports the pattern
+                continue
     return out
 
 
