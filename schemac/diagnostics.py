@@ -101,7 +101,7 @@ class DiagnosticSink:
         self.items.append(warning(code, pointer, message, hint))
 
 
-# code -> (summary, example of a schema that triggers it). The README's table is generated from this.
+# code -> (summary, example of a schema that triggers it). The README's table is the same (a test keeps them equal).
 CODES: dict[str, tuple[str, str]] = {
     "invalid-json": ("The schema text is not valid JSON (line and column given).", '{"type": '),
     "invalid-yaml": ("The schema file is not valid YAML (line and column given); YAML needs `schemac[yaml]`.", "type: [string"),
@@ -112,24 +112,22 @@ CODES: dict[str, tuple[str, str]] = {
     "unsupported-dialect": ("`$schema` names a dialect other than draft 2020-12 (use --upgrade-drafts for draft-04/06/07/2019-09).", '{"$schema": "http://json-schema.org/draft-07/schema#"}'),
     "remote-ref": ("A `$ref` points outside the document; nothing is ever fetched.", '{"$ref": "https://example.com/s.json"}'),
     "unresolvable-ref": ("A local `$ref` (pointer or anchor) does not resolve.", '{"$ref": "#/$defs/missing"}'),
-    "dynamic-ref": ("A `$dynamicRef` whose target depends on the dynamic scope.", '{"$dynamicRef": "#node"}'),
+    "dynamic-ref": ("A 2019-09 `$recursiveRef` (under --upgrade-drafts) whose target depends on a dynamic scope that no 2020-12 `$dynamicRef` placement reproduces; 2020-12 `$dynamicRef`s are resolved per scope.", ""),
     "unsupported-regex": ("A pattern uses syntax RE2 cannot run (backreferences, lookarounds) or llguidance rejects.", '{"pattern": "(?=a)b"}'),
     "regex-too-large": ("A pattern is longer than 262,144 characters or its RE2 program exceeds 2 MiB.", '{"pattern": "(a{1000}){1000}"}'),
     "client-options": ("The schema sets `x-guidance`; compile options belong to the server, not the client.", '{"x-guidance": {"lenient": true}}'),
     "unknown-format": ("A `format` llguidance does not enforce; dropped as an annotation (an error under --strict-formats).", '{"type": "string", "format": "color"}'),
-    "unsupported-keyword": ("A keyword that no pass lowers and llguidance would not enforce.", '{"$comment": "ok", "foo": 1}'),
-    "budget-exhausted": ("A lowering needed more expansion than the schema's shared budget allows.", ""),
-    "too-large": ("The schema exceeds a size, depth or deadline limit.", ""),
+    "unsupported-keyword": ("A validation keyword that no pass lowered and llguidance would not enforce (the last pass's backstop: unknown keywords are annotations and dropped).", ""),
+    "budget-exhausted": ("A lowering needed more expansion than the schema's shared budget allows.", '{"type": "object", "properties": {"a": {}, "b": {}, "c": {}, "d": {}, "e": {}, "f": {}, "g": {}, "h": {}, "i": {}, "j": {}, "k": {}, "l": {}}, "minProperties": 6}'),
+    "too-large": ("The schema exceeds a size, depth or deadline limit.", '{"enum": [0, 1, 2, ..., 50000]} (more than 50,000 enum values)'),
     "unsatisfiable": ("No JSON value satisfies the schema, so no answer could ever be generated.", "false"),
     "tool-parameters-unsupported": ("A function's parameters schema has a shape the tool envelope cannot write exactly (DSML names each argument: an object schema with properties/required/additionalProperties only).", '{"type": "object", "properties": {"a": {}}, "minProperties": 1}'),
-    "grammar-error": ("llguidance rejected the emitted grammar.", ""),
+    "grammar-error": ("llguidance rejected the emitted grammar.", '{"type": "number", "multipleOf": 0.123456789012345678901}'),
     "not-exact": ("A `not` operand has no exact complement that llguidance can enforce.", '{"not": {"pattern": "a+"}}'),
-    "one-of-not-exact": ("A `oneOf` whose branches overlap and cannot be made exclusive exactly.", ""),
-    "if-not-exact": ("An `if` guard that cannot be complemented exactly nor enumerated.", ""),
+    "one-of-not-exact": ("A `oneOf` whose branches overlap and cannot be made exclusive exactly.", '{"oneOf": [{"type": "integer"}, {"minimum": 2}]}'),
+    "if-not-exact": ("An `if` guard that cannot be complemented exactly nor enumerated.", '{"if": {"properties": {"a": {"pattern": "x+"}}}, "then": {"required": ["b"]}}'),
     "unique-items-unbounded": ("`uniqueItems` over an infinite item domain.", '{"type": "array", "uniqueItems": true}'),
-    "contains-unbounded": ("`contains` on arrays without a bound that makes it expressible.", ""),
-    "property-names-not-exact": ("A `propertyNames` constraint with no exact key-level form.", ""),
-    "unevaluated-dynamic": ("`unevaluatedProperties`/`unevaluatedItems` where the evaluated set is not static.", ""),
-    "min-max-properties": ("`minProperties`/`maxProperties` with optional properties and no exact form.", ""),
-    "intersection-not-exact": ("An `allOf` intersection with no exact merged form.", ""),
+    "contains-unbounded": ("`contains` on arrays without a bound that makes it expressible.", '{"type": "array", "contains": {"$ref": "#"}, "maxContains": 2}'),
+    "property-names-not-exact": ("A `propertyNames` constraint with no exact key-level form.", '{"propertyNames": {"anyOf": [{"pattern": "a"}, {"maxLength": 2}]}}'),
+    "unevaluated-dynamic": ("`unevaluatedProperties`/`unevaluatedItems` where the evaluated set is not static (a backstop: reference resolution refuses the in-place recursion that leads here first).", ""),
 }

@@ -284,17 +284,19 @@ def _render(root: _Group) -> str:
     return "".join(out)
 
 
+def _ctrl_without(atoms: list[_Atom], has: str) -> int:
+    """The control characters (a bit set) of the atoms lacking `has` ("quote" or "backslash")."""
+    ctrl = 0
+    for atom in atoms:
+        if not getattr(atom, has):
+            ctrl |= atom.ctrl
+    return ctrl
+
+
 def _unsafe_set(atoms: list[_Atom]) -> bool:
     """Whether some union of `atoms` (a byte set llguidance may build from them) holds all the
     controls, or all but LF, and lacks `"` or `\\`: the sets llguidance 1.9.1 mis-quotes."""
-    for has in ("quote", "backslash"):
-        ctrl = 0
-        for atom in atoms:
-            if not getattr(atom, has):
-                ctrl |= atom.ctrl
-        if ctrl | _LF == _CONTROLS:
-            return True
-    return False
+    return any(_ctrl_without(atoms, has) | _LF == _CONTROLS for has in ("quote", "backslash"))
 
 
 def _kind(node: _Node) -> int:
@@ -360,19 +362,11 @@ def _or_sets(group: _Group) -> tuple[list[_Atom], list[_Atom], list[_Group]]:
 def _unsafe_or(sure: list[_Atom], maybe: list[_Atom]) -> bool:
     """Whether some set derivre may build from an alternation is mis-quoted: one made of `maybe`
     atoms only, or the union of all `sure` atoms with some `maybe` ones."""
-    if _unsafe_set(maybe):
-        return True
-    for has in ("quote", "backslash"):
-        if sure and not any(getattr(atom, has) for atom in sure):
-            ctrl = 0
-            for atom in sure:
-                ctrl |= atom.ctrl
-            for atom in maybe:
-                if not getattr(atom, has):
-                    ctrl |= atom.ctrl
-            if ctrl | _LF == _CONTROLS:
-                return True
-    return False
+    return _unsafe_set(maybe) or any(
+        sure and not any(getattr(atom, has) for atom in sure)
+        and _ctrl_without(sure + maybe, has) | _LF == _CONTROLS
+        for has in ("quote", "backslash")
+    )
 
 
 def _unsafe(root: _Group) -> bool:

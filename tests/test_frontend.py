@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -102,6 +103,23 @@ def test_enforced_format_kept() -> None:
 def test_every_documented_code_has_a_summary() -> None:
     for code, (summary, _example) in CODES.items():
         assert summary and code == code.lower()
+
+
+def test_readme_lists_every_code_as_documented() -> None:
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    for code, (summary, example) in CODES.items():
+        assert f"| `{code}` | {summary} | {f'`{example}`' if example else ''} |" in readme, code
+
+
+#: examples that are not a schema to compile (file syntax, tool requests, warnings, prose)
+_NOT_COMPILED = {"invalid-yaml", "tool-parameters-unsupported", "unknown-format", "too-large"}
+
+
+@pytest.mark.parametrize("code", [c for c, (_, example) in CODES.items() if example and c not in _NOT_COMPILED])
+def test_documented_example_gives_its_code(code: str) -> None:
+    with pytest.raises(CompileError) as info:
+        schemac.compile(CODES[code][1], use_cache=False)
+    assert info.value.codes[0] == code
 
 
 def test_importing_packages_stays_cheap() -> None:

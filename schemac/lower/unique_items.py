@@ -98,17 +98,37 @@ def domain(schema: Schema, ctx: LowerContext, pointer: str) -> list[Any] | None:
 
 
 def _sequences(domains: list[list[Any]], lo: int, hi: int) -> Iterator[list[Any]]:
-    """Distinct-valued sequences with lengths in [lo, hi], position i drawn from domains[i]."""
-    stack: list[tuple[list[Any], frozenset[str]]] = [([], frozenset())]
-    while stack:
-        seq, used = stack.pop()
+    """Distinct-valued sequences with lengths in [lo, hi], position i drawn from domains[i].
+
+    Depth first with one iterator per position, so memory stays linear in `hi` however large
+    the domains (callers stop after a few hundred sequences).
+    """
+    if lo <= 0:
+        yield []
+    if hi <= 0:
+        return
+    seq: list[Any] = []
+    used: set[str] = set()
+    levels = [iter(domains[0])]
+    while levels:
+        for v in levels[-1]:
+            key = json_key(v)
+            if key not in used:
+                break
+        else:  # this position is exhausted: back to the previous one
+            levels.pop()
+            if seq:
+                used.discard(json_key(seq.pop()))
+            continue
+        seq.append(v)
+        used.add(key)
         if lo <= len(seq):
-            yield seq
+            yield list(seq)
         if len(seq) < hi:
-            for v in reversed(domains[len(seq)]):
-                k = json_key(v)
-                if k not in used:
-                    stack.append((seq + [v], used | {k}))
+            levels.append(iter(domains[len(seq)]))
+        else:
+            used.discard(key)
+            seq.pop()
 
 
 def _may_clash(positions: list[Schema | None], last_repeats: bool) -> bool:

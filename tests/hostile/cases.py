@@ -168,7 +168,7 @@ EXPECTED: dict[str, set[str]] = {
     "re2-dfa-blowup": {"ok"},
     "unsat-false": {"unsatisfiable"},
     "unsat-length": {"unsatisfiable"},
-    "unsat-allof-types": {"unsatisfiable", "intersection-not-exact"},
+    "unsat-allof-types": {"unsatisfiable"},
     "unsat-not-true": {"unsatisfiable"},
     "unsat-enum-type": {"unsatisfiable"},
 }
