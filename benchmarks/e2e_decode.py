@@ -9,8 +9,9 @@ request; drafts are never accepted here, so the next step overwrites their cache
 the figure is the cost of the speculative mask path, not a speed-up). The model is
 benchmarks/tiny_llama.py, whose decode step is replayed as a CUDA graph as serving engines do.
 
-Reports tokens/s with constraints vs the same batch unconstrained, the host mask time per step
-and how much of it the forward hid, and validates every finished constrained answer with the
+Reports tokens/s with constraints vs the same batch unconstrained, the host time per step
+(waiting for the sampled tokens, committing them, filling the masks; commit and fill also
+separately) and how much of it the forward hid, and validates every finished constrained answer with the
 final validator (all must pass).
 
     python benchmarks/e2e_decode.py --artifacts DIR --tokenizer DIR [--steps 96] [--draft 3]
@@ -66,23 +67,30 @@ def run(args: argparse.Namespace, setup: dict[str, Any], constrained: bool) -> d
         length = prompt.shape[1]
         pending = None
         host_times: list[float] = []
+        commit_times: list[float] = []
+        mask_events: list[tuple[Any, Any]] = []  # CUDA events around the mask upload + kernel
+        fill_times: list[float] = []
         warmup = 8
         started = 0.0
         drafts_host = torch.empty((batch, 0), dtype=torch.int64)
         cpu_gen = torch.Generator().manual_seed(2)
+        eos = set(tok.eos_ids)
         for step in range(args.steps):
             if step == warmup:
                 if device == "cuda":
                     torch.cuda.synchronize()
                 started = time.perf_counter()
             host_start = time.perf_counter()
+            commit_start = host_start
             if pending is not None:
                 (sampled,) = pending.wait()  # every engine needs the sampled tokens on the host
+                commit_start = time.perf_counter()
+                tokens = sampled[:, 0].tolist()
+                deltas: list[tuple[int, Any, list[int]]] = []
                 for j, state in enumerate(states):
                     if done[j]:
                         continue
-                    token = int(sampled[j][0])
-                    if token in tok.eos_ids and state.is_accepting():
+                    if tokens[j] in eos and state.is_accepting():
                         done[j] = True
                         try:
                             finalize_request(state, "stop")
@@ -90,19 +98,35 @@ def run(args: argparse.Namespace, setup: dict[str, Any], constrained: bool) -> d
                         except StructuredOutputError:
                             outcomes["invalid"] += 1
                         state.release()
-                    elif not state.commit([token]):
+                    else:
+                        deltas.append((j, state, [tokens[j]]))
+                if args.serial_commit:
+                    results = [state.commit(delta) for _, state, delta in deltas]
+                else:
+                    results = engine.commit([(state, delta) for _, state, delta in deltas])
+                for (j, _, _), ok in zip(deltas, results):
+                    if not ok:
                         done[j] = True
                         outcomes["invalid"] += 1
+            commit_done = time.perf_counter()
             rows_per = logits.shape[1]
             active = [(j, s) for j, s in enumerate(states) if not done[j]]
             if active:
                 host = buffers.host(len(active) * rows_per)
-                engine.fill(host, [(s, n * rows_per, drafts_host[j, : rows_per - 1].tolist()) for n, (j, s) in enumerate(active)])
+                drafts_list = drafts_host.tolist()  # engines hold proposals as lists
+                engine.fill(host, [(s, n * rows_per, drafts_list[j][: rows_per - 1]) for n, (j, s) in enumerate(active)])
             host_done = time.perf_counter()
             flat = logits.reshape(-1, logits.shape[-1])
             if active:
                 rows = [j * rows_per + i for j, _ in active for i in range(rows_per)]
+                timed_mask = device == "cuda" and step >= warmup
+                if timed_mask:
+                    before, after = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                    before.record()
                 buffers.apply(flat, rows, tok.vocab_size)
+                if timed_mask:
+                    after.record()
+                    mask_events.append((before, after))
             noise = -torch.empty_like(flat, dtype=torch.float32).exponential_(generator=gen).log()
             sampled_all = (flat.float() + noise).argmax(-1).view(batch, rows_per)
             first = sampled_all[:, :1]
@@ -119,6 +143,8 @@ def run(args: argparse.Namespace, setup: dict[str, Any], constrained: bool) -> d
             length += 1
             if step >= warmup:
                 host_times.append(host_done - host_start)
+                commit_times.append(commit_done - commit_start)
+                fill_times.append(host_done - commit_done)
         if device == "cuda":
             torch.cuda.synchronize()
         elapsed = time.perf_counter() - started
@@ -135,8 +161,28 @@ def run(args: argparse.Namespace, setup: dict[str, Any], constrained: bool) -> d
         "step_ms": elapsed / timed * 1000,
         "host_ms_median": statistics.median(host_times) * 1000,
         "host_ms_total": sum(host_times) * 1000,
+        "commit_ms_median": statistics.median(commit_times) * 1000,
+        "mask_gpu_ms_median": statistics.median([a.elapsed_time(b) for a, b in mask_events]) if mask_events else 0.0,
+        "fill_ms_median": statistics.median(fill_times) * 1000,
         "outcomes": outcomes,
     }
+
+
+def forward_time(decoder: Any, args: argparse.Namespace, reps: int = 50) -> float:
+    """GPU time of one decode forward alone (CUDA events around graph replays): the time the
+    host has per step to commit and fill before the masks are needed."""
+    import torch
+
+    width = decoder.tokens.shape[1]
+    tokens = torch.zeros((args.batch, width), dtype=torch.long, device="cuda")
+    decoder.step(tokens, 0)
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(reps):
+        decoder.step(tokens, 0)
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end) / reps
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -150,6 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--layers", type=int, default=8)
     p.add_argument("--hidden", type=int, default=1024)
     p.add_argument("--lm-head", type=int, default=131072)
+    p.add_argument("--serial-commit", action="store_true", help="commit request by request (no parallel consume)")
     p.add_argument("--json")
     args = p.parse_args(argv)
     import torch
@@ -170,6 +217,9 @@ def main(argv: list[str] | None = None) -> int:
             words = torch.zeros((scratch.shape[0], (args.lm_head + 31) // 32), dtype=torch.int32, device="cuda")
             warm_up(scratch, words, args.lm_head)
             del scratch, words
+        forward_ms = {w: forward_time(d, args) for w, d in decoders.items()} if args.device == "cuda" else {}
+    for w, ms in forward_ms.items():
+        print(f"forward alone (graph replay, {w} token(s)/row): {ms:.3f} ms", flush=True)
     setup = {
         "hf": hf,
         "engine": Engine.from_hf(hf, lm_head_size=args.lm_head),
@@ -188,12 +238,14 @@ def main(argv: list[str] | None = None) -> int:
         overhead = con["step_ms"] / base - 1
         exposed = max(0.0, con["step_ms"] - base)
         hidden = 1 - min(1.0, exposed / con["host_ms_median"]) if con["host_ms_median"] else 1.0
-        results.append({"draft": draft, "unconstrained": [free, again], "constrained": con,
+        results.append({"draft": draft, "forward_ms": forward_ms.get(draft + 1), "unconstrained": [free, again], "constrained": con,
                         "step_overhead": overhead, "host_time_hidden": hidden})
         print(f"draft={draft}: unconstrained {free['tokens_per_s']:.0f}/{again['tokens_per_s']:.0f} tok/s "
               f"({free['step_ms']:.2f}/{again['step_ms']:.2f} ms/step, host {free['host_ms_median']:.2f} ms); "
-              f"constrained {con['tokens_per_s']:.0f} tok/s ({con['step_ms']:.2f} ms/step, host commit+fill "
-              f"{con['host_ms_median']:.2f} ms/step, {hidden * 100:.0f} % hidden); overhead {overhead * 100:+.1f} %; "
+              f"constrained {con['tokens_per_s']:.0f} tok/s ({con['step_ms']:.2f} ms/step, host wait+commit+fill "
+              f"{con['host_ms_median']:.2f} ms/step: commit {con['commit_ms_median']:.2f}, fill "
+              f"{con['fill_ms_median']:.2f}; {hidden * 100:.0f} % hidden; GPU mask upload+kernel "
+              f"{con['mask_gpu_ms_median']:.3f} ms); overhead {overhead * 100:+.1f} %; "
               f"outcomes {con['outcomes']}", flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))

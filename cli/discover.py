@@ -1,9 +1,10 @@
 """Turn command-line paths into the list of schema files to compile.
 
-Directories are walked recursively (sorted, hidden folders such as .git skipped) for `*.json`,
-plus `*.yaml`/`*.yml` when PyYAML is installed; the configuration's include/exclude globs then
-filter both walked and explicitly named files, so a pre-commit hook that passes every JSON file
-of a repository checks only the schemas.
+Directories are walked recursively (sorted) for `*.json`, plus `*.yaml`/`*.yml` when PyYAML is
+installed, skipping hidden folders (.git, .venv), dependency folders (`node_modules`, `venv`,
+`site-packages`, ...) and what the `.gitignore` files ignore; the configuration's
+include/exclude globs then filter both walked and explicitly named files, so a pre-commit hook
+that passes every JSON file of a repository checks only the schemas.
 """
 from __future__ import annotations
 
@@ -11,10 +12,14 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from schemac.cli.gitignore import Rule, ignored, read_rules
 from schemac.config import Config
 
 JSON_SUFFIXES = (".json",)
 YAML_SUFFIXES = (".yaml", ".yml")
+#: folders that hold other people's files, never the project's schemas (hidden ones are skipped too)
+SKIPPED_FOLDERS = frozenset({"node_modules", "bower_components", "venv", "site-packages", "__pypackages__",
+                             "__pycache__"})
 
 
 class DiscoveryError(ValueError):
@@ -34,15 +39,49 @@ def _display(path: Path) -> str:
         return path.as_posix()
 
 
-def _walk(root: Path, suffixes: tuple[str, ...]) -> list[Path]:
+def _repository_root(folder: Path) -> Path | None:
+    for up in [folder, *folder.parents]:
+        if (up / ".git").exists():
+            return up
+    return None
+
+
+def _walk(root: Path, suffixes: tuple[str, ...], gitignore: bool) -> list[Path]:
+    """Schema-looking files under `root`, in a stable order, with the skipped folders pruned.
+
+    Paths are matched against .gitignore rules relative to the repository root (the folder
+    holding `.git`, else `root`), whose .gitignore files down to `root` apply too.
+    """
+    here = root.resolve()
+    top = (_repository_root(here) or here) if gitignore else here
+    start = here.relative_to(top).as_posix()
+    start = "" if start == "." else start
+    rules: list[Rule] = []
+    if gitignore:
+        folder, rel = top, ""
+        rules += read_rules(folder, rel)
+        for part in Path(start).parts:
+            folder, rel = folder / part, f"{rel}/{part}" if rel else part
+            rules += read_rules(folder, rel)
+    rules_at: dict[str, list[Rule]] = {start: rules}
     out: list[Path] = []
     for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        out.extend(Path(folder) / f for f in sorted(files) if f.lower().endswith(suffixes))
+        below = Path(folder).relative_to(root).as_posix()
+        rel = "/".join(p for p in (start, "" if below == "." else below) if p)
+        here_rules = rules_at.pop(rel, [])
+
+        def keep(name: str, is_dir: bool) -> bool:
+            return not ignored(here_rules, f"{rel}/{name}" if rel else name, is_dir)
+
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_FOLDERS and keep(d, True))
+        for d in dirs:
+            child = f"{rel}/{d}" if rel else d
+            rules_at[child] = here_rules + (read_rules(Path(folder) / d, child) if gitignore else [])
+        out.extend(Path(folder) / f for f in sorted(files) if f.lower().endswith(suffixes) and keep(f, False))
     return out
 
 
-def discover(paths: tuple[str, ...], config: Config, yaml_ok: bool) -> tuple[list[Found], int]:
+def discover(paths: tuple[str, ...], config: Config, yaml_ok: bool, gitignore: bool = True) -> tuple[list[Found], int]:
     """The files to compile, in a stable order, and how many the configuration left out."""
     suffixes = JSON_SUFFIXES + (YAML_SUFFIXES if yaml_ok else ())
     found: list[Found] = []
@@ -54,7 +93,7 @@ def discover(paths: tuple[str, ...], config: Config, yaml_ok: bool) -> tuple[lis
             continue
         path = Path(raw)
         if path.is_dir():
-            candidates = _walk(path, suffixes)
+            candidates = _walk(path, suffixes, gitignore)
         elif path.is_file():
             if path.suffix.lower() in YAML_SUFFIXES and not yaml_ok:
                 raise DiscoveryError(f"{raw}: YAML schemas need PyYAML (pip install 'schemac[yaml]')")

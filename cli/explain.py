@@ -65,13 +65,19 @@ def _short(node: Schema) -> str:
     return text if len(text) <= _SHOWN else text[:_SHOWN] + f"… ({len(text)} chars)"
 
 
+def _print_diagnostics(outcome: Any, console: Any) -> None:
+    from schemac.cli.text import diagnostic_lines
+
+    for line in diagnostic_lines(outcome):
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+
 def run_explain(file: str, text: str | None, pointer: str | None, emit: str | None,
                 upgrade_drafts: bool, strict_formats: bool, console: Any) -> int:
     """Print the explanation (or the --emit output); returns the exit code (0 compiled, 1 rejected)."""
     import click
     from rich.console import Console
 
-    from schemac.cli.report import render_diagnostics
     from schemac.cli.runner import Outcome, Task, locate_all, read_source
     from schemac.diagnostics import CompileError
     from schemac.load import load
@@ -89,7 +95,7 @@ def run_explain(file: str, text: str | None, pointer: str | None, emit: str | No
             _explain_steps(task.display, source_steps(task, upgrade_drafts, strict_formats), pointer, locator(), console)
         else:  # keep stdout for what --emit promised
             console = Console(stderr=True, highlight=False)
-        render_diagnostics(Outcome(task.display, "rejected", locate_all(exc.diagnostics, locator)), console)
+        _print_diagnostics(Outcome(task.display, "rejected", locate_all(exc.diagnostics, locator)), console)
         return 1
     if emit is not None:
         click.echo(artifact.grammar if emit == "grammar" else json.dumps(artifact.lowered, indent=2, ensure_ascii=False))
@@ -100,7 +106,7 @@ def run_explain(file: str, text: str | None, pointer: str | None, emit: str | No
         console.print(f"budget {kind}: {use['used']} of {use['limit']}", highlight=False)
     size = len(artifact.grammar.encode("utf-8"))
     console.print(f"grammar: {size} bytes; compiled in {artifact.compile_ms:.1f} ms", highlight=False)
-    render_diagnostics(Outcome(task.display, "ok", locate_all(artifact.diagnostics, locator)), console)
+    _print_diagnostics(Outcome(task.display, "ok", locate_all(artifact.diagnostics, locator)), console)
     return 0
 
 

@@ -1,15 +1,16 @@
-"""Report outcomes as a rich table, stable JSON, SARIF 2.1.0 or GitHub workflow annotations.
+"""Machine-readable reports: stable JSON, SARIF 2.1.0 and GitHub workflow annotations (text: `text.py`).
 
 The JSON report (`--format json`, format version 1; fields are only ever added) is::
 
     {
-      "format": 1, "schemac": "0.1.0", "llguidance": "1.9.1",
+      "format": 1, "schemac": "0.2.0", "llguidance": "1.9.1",
       "ok": true,                          # false when any schema is rejected (exit code 1)
       "summary": {"schemas": 2, "ok": 1, "rejected": 1, "ignored": 0},
       "schemas": [{
         "path": "schemas/a.json",          # as given, relative to the working directory
         "status": "ok",                    # ok | rejected | ignored (every error ignored by config)
-        "compile_ms": 1.23, "grammar_bytes": 512,     # 0 when not compiled
+        "compile_ms": 1.23,                 # measured in the worker: the compile or the rejection
+        "grammar_bytes": 512,              # 0 when not compiled
         "budget": {"entries": {"used": 3, "limit": 256}, ...},   # {} when not compiled
         "artifact": "out/a.schemac.json",  # `compile` only, else null
         "suppressed": 0,                   # diagnostics hidden by per-file-ignores
@@ -37,7 +38,7 @@ def versions() -> tuple[str, str]:
     """(schemac, llguidance) versions; llguidance's from its metadata, without importing it."""
     from importlib.metadata import PackageNotFoundError, version
 
-    from schemac import __version__
+    from schemac.version import __version__
 
     try:
         llg = version("llguidance")
@@ -153,78 +154,3 @@ def github_lines(outcomes: list[Outcome]) -> Iterable[str]:
             )
     counts = summary(outcomes)
     yield f"schemac: {counts['schemas']} schemas, {counts['ok']} ok, {counts['rejected']} rejected, {counts['ignored']} ignored"
-
-
-def _budget_cell(budget: dict[str, dict[str, int]]) -> str:
-    if not budget:
-        return "-"
-    kind, use = max(budget.items(), key=lambda kv: kv[1]["used"] / max(kv[1]["limit"], 1))
-    if use["used"] == 0:
-        return "0%"
-    return f"{100.0 * use['used'] / max(use['limit'], 1):.0f}% {kind}"
-
-
-_STATUS_STYLE = {"ok": "green", "rejected": "bold red", "ignored": "yellow"}
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
-
-
-def _table(outcomes: list[Outcome], out_dir: str | None) -> Any:
-    from rich.table import Table
-    from rich.text import Text
-
-    grid = Table(show_edge=False, pad_edge=False, header_style="bold")
-    grid.add_column("schema", overflow="fold")
-    grid.add_column("status")
-    grid.add_column("diagnostics", justify="right")
-    grid.add_column("budget", justify="right")
-    grid.add_column("ms", justify="right")
-    if out_dir is not None:
-        grid.add_column("artifact", overflow="fold")
-    for o in outcomes:
-        row = [
-            Text(o.display), Text(o.status, style=_STATUS_STYLE[o.status]), str(len(o.diagnostics)),
-            _budget_cell(o.budget), f"{o.compile_ms:.1f}" if o.status == "ok" else "-",
-        ]
-        if out_dir is not None:
-            row.append(Text(o.artifact or "-"))
-        grid.add_row(*row)
-    return grid
-
-
-def render_diagnostics(o: Outcome, console: Any) -> None:
-    """`path:line:col: severity[code] pointer: message`, then the hint indented below it."""
-    from rich.markup import escape
-
-    for d in o.diagnostics:
-        style = "red" if d["severity"] == "error" else "yellow"
-        console.print(
-            f"{escape(o.display)}:{d['line']}:{d['column']}: [{style}]{d['severity']}[/{style}]"
-            f"[bold]\\[{escape(d['code'])}][/bold] [cyan]{escape(d['pointer'] or '/')}[/cyan]: "
-            f"{escape(d['message'])}",
-            soft_wrap=True, highlight=False,
-        )
-        if d.get("hint"):
-            console.print(f"    [dim]hint:[/dim] {escape(d['hint'])}", soft_wrap=True, highlight=False)
-
-
-def render_text(outcomes: list[Outcome], console: Any, skipped: int, out_dir: str | None) -> None:
-    """Table (one row per schema), then every diagnostic with its location and hint, then totals."""
-    from rich.markup import escape
-
-    if outcomes:
-        console.print(_table(outcomes, out_dir))
-    for o in outcomes:
-        render_diagnostics(o, console)
-    counts = summary(outcomes)
-    line = f"{_plural(counts['schemas'], 'schema')}: {counts['ok']} ok, {counts['rejected']} rejected"
-    if counts["ignored"]:
-        line += f", {counts['ignored']} passed with ignored errors"
-    if skipped:
-        line += f" ({_plural(skipped, 'file')} left out by the configuration)"
-    console.print(line, highlight=False, soft_wrap=True)
-    if out_dir is not None:
-        written = sum(1 for o in outcomes if o.artifact)
-        console.print(f"wrote {_plural(written, 'artifact')} to {escape(out_dir)}", highlight=False, soft_wrap=True)

@@ -2,11 +2,13 @@
 
 A worker reads its own file and writes its own artifact, so only small records cross process
 boundaries. Diagnostics come back located: the loader's line/column when it gave one, else the
-JSON Pointer looked up in the file's text (or the YAML node marks).
+JSON Pointer looked up in the file's text (or the YAML node marks). `compile_ms` is measured in
+the worker around the compile itself (a cache hit costs its lookup), never worker start-up.
 """
 from __future__ import annotations
 
 import os
+import time
 import traceback
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -29,6 +31,8 @@ class Task:
     use_cache: bool = True
     ignore: frozenset[str] = frozenset()
     artifact_path: Path | None = None
+    #: extra outputs beside the artifact: "lark" writes the grammar's Lark text to `<stem>.lark`
+    emit: tuple[str, ...] = ()
 
 
 @dataclass
@@ -100,12 +104,16 @@ def run_task(task: Task) -> Outcome:
     """Compile one schema; never raises (a crash becomes an `internal-error` diagnostic)."""
     from schemac.diagnostics import CompileError, Severity
     from schemac.locate import Locator
-    from schemac.pipeline import compile_schema
 
     locator: Callable[[], Any] = lambda: Locator({})  # noqa: E731 - replaced once the source is read
     strict = task.strict_formats and "unknown-format" not in task.ignore
+    source: Any = None
+    started = time.perf_counter()
     try:
+        from schemac.pipeline import compile_schema  # a broken install is reported, not raised
+
         source, locator = read_source(task)
+        started = time.perf_counter()
         artifact = compile_schema(
             source,
             upgrade_drafts=task.upgrade_drafts,
@@ -113,14 +121,19 @@ def run_task(task: Task) -> Outcome:
             cache_dir=task.cache_dir,
             use_cache=task.use_cache,
         )
+        elapsed_ms = (time.perf_counter() - started) * 1000.0
     except CompileError as exc:
+        elapsed_ms = (time.perf_counter() - started) * 1000.0
         # with no artifact to write, `compile` cannot honour an ignored error: only warnings go
         kept = [
             d for d in exc.diagnostics
             if d.code not in task.ignore or (task.artifact_path is not None and d.severity is Severity.ERROR)
         ]
+        if source is not None and not task.upgrade_drafts:
+            kept = _with_upgrade_verdict(kept, source, task, strict)
         status = "rejected" if any(d.severity is Severity.ERROR for d in kept) else "ignored"
-        return Outcome(task.display, status, locate_all(kept, locator), len(exc.diagnostics) - len(kept))
+        return Outcome(task.display, status, locate_all(kept, locator), len(exc.diagnostics) - len(kept),
+                       compile_ms=elapsed_ms)
     except OSError as exc:
         from schemac.diagnostics import error
 
@@ -145,11 +158,45 @@ def run_task(task: Task) -> Outcome:
     kept = [d for d in artifact.diagnostics if d.code not in task.ignore]
     written = None
     if task.artifact_path is not None:
-        written = str(artifact.save(task.artifact_path))
+        try:
+            written = str(artifact.save(task.artifact_path))
+            if "lark" in task.emit:
+                from schemac.files import write_text_atomic
+
+                write_text_atomic(lark_path(task.artifact_path), artifact.lark)
+        except (OSError, ValueError) as exc:  # a full disk, or an export that failed: this schema fails
+            from schemac.diagnostics import error
+
+            d = error("internal-error", "", f"writing the output failed: {type(exc).__name__}: {exc}")
+            return Outcome(task.display, "rejected", [{**d.to_json(), "line": 1, "column": 1}], compile_ms=elapsed_ms)
     return Outcome(
         task.display, "ok", locate_all(kept, locator), len(artifact.diagnostics) - len(kept),
-        artifact.budget, artifact.compile_ms, len(artifact.grammar.encode("utf-8")), written,
+        artifact.budget, elapsed_ms, len(artifact.grammar.encode("utf-8")), written,
     )
+
+
+def _with_upgrade_verdict(kept: list[Any], source: Any, task: Task, strict: bool) -> list[Any]:
+    """A schema rejected for its declared draft alone: say whether the exact upgrade compiles it."""
+    from dataclasses import replace
+
+    from schemac.diagnostics import CompileError, Severity
+    from schemac.pipeline import compile_schema
+
+    errors = [d for d in kept if d.severity is Severity.ERROR]
+    if [d.code for d in errors] != ["unsupported-dialect"] or "--upgrade-drafts" not in errors[0].message:
+        return kept
+    try:
+        compile_schema(source, upgrade_drafts=True, strict_formats=strict, use_cache=task.use_cache)
+        verdict = "; translated, it compiles"
+    except CompileError as exc:
+        first = next((d for d in exc.diagnostics if d.severity is Severity.ERROR), None)
+        verdict = f"; translated, it is still rejected ({first.code} at {first.pointer or '/'})" if first else ""
+    return [replace(d, message=d.message + verdict) if d is errors[0] else d for d in kept]
+
+
+def lark_path(artifact_path: Path) -> Path:
+    """`out/a.schemac.json` → `out/a.lark`."""
+    return artifact_path.with_name(artifact_path.name.removesuffix(".schemac.json") + ".lark")
 
 
 def run_all(tasks: list[Task], jobs: int, on_done: Callable[[], None] | None = None) -> Iterator[Outcome]:

@@ -1,7 +1,8 @@
 """schemac.runtime: what a serving engine calls to enforce compiled schemas while decoding.
 
 Engine level: `Engine` (tokenizer adapter + fingerprint, artifact loader, compiled-grammar
-cache, mask filler). Request level: `RequestState` (accept/commit/rollback/fill/release).
+cache, mask filler, batch commit). Request level: `RequestState` (accept/commit/rollback/fill/
+release). Several ranks: `DistributedAdmission`; raw logprobs: `schemac.runtime.logprobs`.
 Importing this package loads neither llguidance nor torch; names resolve on first use.
 """
 from __future__ import annotations
@@ -18,7 +19,7 @@ _EXPORTS = {
     "StructuredOutputError": "errors",
     "TokenizerAdapter": "tokenizer",
     "adapt_tokenizer": "tokenizer",
-    "tokenizer_fingerprint": "fingerprint",
+    "tokenizer_fingerprint": "tokenizer",
     "load_artifact": "loader",
     "Outcome": "final",
     "finalize": "final",
@@ -32,6 +33,9 @@ _EXPORTS = {
     "SchemaLogitsProcessor": "hf",
     "generate": "hf",
     "tekken_tokenizer": "tekken",
+    "sentencepiece_tokenizer": "sentencepiece",
+    "DistributedAdmission": "distributed",
+    "RawLogprobs": "logprobs",
 }
 
 __all__ = sorted(_EXPORTS)

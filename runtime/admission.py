@@ -18,6 +18,7 @@ class RequestOptions:
     tokenizer_fingerprint: str
     prompt_token_ids: tuple[int, ...] = ()
     reasoning: ReasoningConfig | None = None
+    reasoning_started: bool | None = None  # the rendered template opened the block (None: read the prompt's end)
     speculative_acceptance: str = "strict"
     speculative_logprobs: bool = False
     stop: tuple[str, ...] = field(default_factory=tuple)

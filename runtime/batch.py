@@ -1,8 +1,10 @@
-"""Batch mask filling: llguidance writes the rows of every request in parallel, in place.
+"""Batch work on llguidance's threads: every request's rows filled in parallel, in place, and
+every request's sampled token committed in parallel (`consume_token_par`), so the host's
+per-step cost grows with the slowest matcher rather than with the batch.
 
 Rows belong to (request, speculative position) as the engine lays them out; nothing is
-reordered. Requests in a reasoning block, failed or released take the small Python path
-(all-allowed or stop rows). An empty batch returns before touching anything.
+reordered. Requests in a reasoning block, failed, released or listed twice take the small
+Python path (reasoning or stop rows). An empty batch returns before touching anything.
 
 A matcher in error (an llguidance lexer limit, hit by this request or by another one sharing
 its lexer) gets EOS-only rows from llguidance itself, drafts included (rows past the first are
@@ -11,42 +13,15 @@ so healthy rows pay for no per-row check here.
 """
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Sequence
+
+from schemac.runtime.rows import cut_at_masked_drafts, stop_row
 
 if TYPE_CHECKING:
     import torch
 
     from schemac.runtime.request import RequestState
-
-
-@lru_cache(maxsize=8)
-def allows(bitmask: "torch.Tensor", row: int, token: int) -> bool:
-    """Whether mask row `row` allows `token` (bit token%32 of word token//32)."""
-    return 0 <= token < 32 * bitmask.shape[1] and (int(bitmask[row, token // 32]) >> (token % 32)) & 1 == 1
-
-
-def cut_at_masked_drafts(bitmask: "torch.Tensor", row: int, drafts: "Sequence[int]", stop: "torch.Tensor") -> None:
-    """Make rows past the first draft its own row forbids stop rows.
-
-    The matcher consumes any grammatical token, but its mask admits only canonical
-    tokenisations; a draft outside the mask can never be verified, so its rows are stop rows,
-    exactly as if the drafts had been fed one by one through the mask.
-    """
-    for j, token in enumerate(drafts):
-        if not allows(bitmask, row + j, token):
-            bitmask[row + j + 1 : row + len(drafts) + 1] = stop
-            return
-
-
-def stop_row(eos_ids: tuple[int, ...], words: int) -> "torch.Tensor":
-    """The precomputed EOS-only row for terminated or unreachable positions."""
-    import torch
-
-    words_list = [0] * words
-    for t in eos_ids:
-        words_list[t // 32] |= 1 << (t % 32)
-    return torch.tensor([w - (1 << 32) if w >= 1 << 31 else w for w in words_list], dtype=torch.int32)
 
 
 class MaskFiller:
@@ -58,9 +33,45 @@ class MaskFiller:
         self._threads = threads
         self._executor: Any = None
 
-    @property
+    @cached_property
     def stop(self) -> "torch.Tensor":
+        """The EOS-only row, built once per engine (a 131k vocabulary takes about a millisecond)."""
         return stop_row(self._eos, self.words)
+
+    @cached_property
+    def stop_words(self) -> Any:
+        """`stop` as a numpy row, for writes into a bitmask's numpy view."""
+        return self.stop.numpy()
+
+    def executor(self) -> Any:
+        """llguidance's thread pool, started on first use."""
+        if self._executor is None:
+            import llguidance
+
+            self._executor = llguidance.LLExecutor(self._threads)
+        return self._executor
+
+    def commit(self, entries: "Sequence[tuple[RequestState, Sequence[int]]]") -> list[bool]:
+        """`state.commit(tokens)` for every entry; single answer-phase tokens are consumed by
+        llguidance in parallel (its threads, without the GIL), the rest one by one."""
+        if len({id(state) for state, _ in entries}) < len(entries):
+            # one request twice: its deltas must apply in order, so all go one by one
+            return [state.commit(tokens) for state, tokens in entries]
+        results: list[bool] = [False] * len(entries)
+        par: list[tuple[Any, int]] = []
+        where: list[int] = []
+        for n, (state, tokens) in enumerate(entries):
+            matcher = state.parallel_commit(tokens)
+            if matcher is None:
+                results[n] = state.commit(tokens)
+            else:
+                par.append((matcher, tokens[0]))
+                where.append(n)
+        if par:
+            self.executor().consume_token_par(par)
+            for n, (_, token) in zip(where, par):
+                results[n] = entries[n][0].committed_in_parallel(token)
+        return results
 
     def allocate(self, rows: int) -> "torch.Tensor":
         """A reusable CPU int32 bitmask (all allowed), `words` columns per row."""
@@ -72,36 +83,39 @@ class MaskFiller:
         """Fill each entry's len(drafts)+1 rows from its first row."""
         if not entries:
             return
-        import llguidance
         import llguidance.torch as llt
 
-        if self._executor is None:
-            self._executor = llguidance.LLExecutor(self._threads)
+        executor = self.executor()
         plain: list[tuple[Any, int]] = []
         drafted: list[tuple[Any, int, list[int]]] = []
         slow: list[tuple[RequestState, int, Sequence[int]]] = []
-        stop = self.stop
+        words, stop = bitmask.numpy(), self.stop_words
+        stopped: list[int] = []  # rows llguidance leaves unwritten (past an invalid draft or EOS)
+        seen: set[int] = set()
         for state, row, drafts in entries:
-            matcher = state.parallel_matcher()
+            matcher = state.parallel_matcher() if id(state) not in seen else None  # one matcher per parallel call
+            seen.add(id(state))
             if matcher is None:
                 slow.append((state, row, drafts))
             elif not drafts:
                 plain.append((matcher, row))
             else:
-                draft_list = list(drafts)
-                valid = matcher.validate_tokens(draft_list)
-                # llguidance leaves rows past an invalid draft or a stop (EOS) unwritten
-                bitmask[row + 1 : row + len(draft_list) + 1] = stop
+                draft_list = [int(t) if state.in_vocab(t) else -1 for t in drafts]
+                known = draft_list.index(-1) if -1 in draft_list else len(draft_list)
+                valid = matcher.validate_tokens(draft_list[:known]) if known else 0
+                stopped.extend(range(row + 1, row + len(draft_list) + 1))
                 if valid:
                     drafted.append((matcher, row, draft_list[:valid]))
                 else:
                     plain.append((matcher, row))
+        if stopped:
+            words[stopped] = stop  # one copy for the batch, before llguidance overwrites the valid ones
         # llguidance's draft call refuses empty draft lists, so plain rows go in their own call
         if drafted:
-            llt.fill_next_token_bitmask_par_with_draft_tokens(self._executor, drafted, bitmask)
+            llt.fill_next_token_bitmask_par_with_draft_tokens(executor, drafted, bitmask)
         if plain:
-            llt.fill_next_token_bitmask_par(self._executor, plain, bitmask)
+            llt.fill_next_token_bitmask_par(executor, plain, bitmask)
         for _, row, draft_list in drafted:
-            cut_at_masked_drafts(bitmask, row, draft_list, stop)
+            cut_at_masked_drafts(words, row, draft_list, stop)
         for state, row, drafts in slow:
-            state.fill(bitmask, row, drafts, stop)
+            state.fill(bitmask, row, drafts, self.stop)

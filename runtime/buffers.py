@@ -95,7 +95,8 @@ class MaskBuffers:
             return
         if n > self.capacity:
             raise ValueError(f"{n} rows to apply but host() handed out only {self.capacity}")
-        from .masking import apply_token_bitmask, host_row_indices
+        from .maskcall import host_row_indices
+        from .masking import apply_token_bitmask
 
         targets = host_row_indices(rows, logits.shape[0])
         host = self._host[:n] if self._host is not None else None

@@ -56,8 +56,10 @@ class Engine:
         self._check_vocab(options.tokenizer_fingerprint)
         check_options(options)
         loaded = load_artifact(artifact)
-        prompt = b"".join(self.tokenizer.marker_bytes(t) for t in options.prompt_token_ids)
-        gate = reasoning.initial_state(options.reasoning, prompt)
+        gate = reasoning.GateState(False)
+        if options.reasoning is not None:
+            tail = self._prompt_tail(options.prompt_token_ids, len(options.reasoning.start.encode()))
+            gate = reasoning.initial_state(options.reasoning, tail, options.reasoning_started)
         marker = options.reasoning.end.encode() if options.reasoning else b""
         state = RequestState(loaded, self.tokenizer, self.loader.submit(loaded), gate, marker, self._released)
         self.active += 1
@@ -70,6 +72,11 @@ class Engine:
         """Fill the mask rows of constrained requests; an empty batch does nothing at all."""
         if entries:
             self.filler.fill(bitmask, entries)
+
+    def commit(self, entries: "Sequence[tuple[RequestState, Sequence[int]]]") -> list[bool]:
+        """Commit each constrained request's output delta (what `state.commit` returns, in
+        order); single tokens are consumed in parallel across cores. Empty: does nothing."""
+        return self.filler.commit(entries) if entries else []
 
     def _check_vocab(self, fingerprint: str) -> None:
         tok = self.tokenizer
@@ -88,6 +95,16 @@ class Engine:
                 "vocab-mismatch",
                 f"LM head width {self.lm_head_size} is smaller than the tokenizer vocabulary {tok.vocab_size}",
             )
+
+    def _prompt_tail(self, prompt_ids: Sequence[int], need: int) -> bytes:
+        """The prompt's last bytes, enough to hold `need` bytes past trailing whitespace
+        (the generation prefix decides the reasoning state; the rest of the prompt never does)."""
+        tail = b""
+        for token in reversed(prompt_ids):
+            tail = self.tokenizer.marker_bytes(token) + tail
+            if len(tail.rstrip(reasoning.JSON_WHITESPACE)) >= need:
+                break
+        return tail
 
     def _released(self, state: RequestState) -> None:
         self.active -= 1

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Iterable, Sequence
+from typing import Iterable, Sequence
 
 #: Bumped if the hashed fields or their encoding change.
 FINGERPRINT_VERSION = 1
@@ -18,10 +18,3 @@ def fingerprint(tokens: Sequence[bytes], special_ids: Iterable[int], eos_ids: Se
     h.update(("special:" + ",".join(map(str, sorted(special_ids))) + "\n").encode())
     h.update(("eos:" + ",".join(map(str, eos_ids)) + "\n").encode())
     return "sha256:" + h.hexdigest()
-
-
-def tokenizer_fingerprint(hf_tokenizer: Any, stop_token_ids: Sequence[int] = ()) -> str:
-    """What the API side computes and sends with a constrained request."""
-    from schemac.runtime.tokenizer import adapt_tokenizer
-
-    return adapt_tokenizer(hf_tokenizer, stop_token_ids).fingerprint

@@ -23,21 +23,29 @@ if TYPE_CHECKING:
 class SchemaLogitsProcessor:
     """A transformers LogitsProcessor: batch row i is masked by `states[i]`'s grammar.
 
-    Each call first commits the token sampled for every row since the previous call.
+    One request state per generated sequence: with `num_return_sequences=n` (sampling) pass
+    batch × n states, row-major as transformers lays the rows out. A row count other than the
+    number of states, or rows that change history between calls (beam search reorders and
+    clones beams, which a request state cannot follow), raise ValueError at once instead of
+    leaving a sequence unconstrained. Each call first commits the token sampled for every row
+    since the previous call.
     """
 
     def __init__(self, engine: Engine, states: "Sequence[RequestState]") -> None:
         self._engine = engine
         self._states = list(states)
         self._seen: int | None = None
+        self._previous: "torch.Tensor | None" = None
         self._bitmask: "torch.Tensor | None" = None
         self.committed = 0
 
     def commit_through(self, input_ids: "torch.Tensor") -> None:
         """Commit every row's tokens past the prompt that were not yet committed."""
+        self._check_rows(input_ids)
         length = input_ids.shape[1]
         if self._seen is None:
             self._seen = length
+            self._previous = input_ids.clone()
             return
         new = input_ids[:, self._seen :].tolist()
         for state, tokens in zip(self._states, new):
@@ -45,9 +53,22 @@ class SchemaLogitsProcessor:
                 state.commit(tokens)
         self.committed += length - self._seen
         self._seen = length
+        self._previous = input_ids.clone()
+
+    def _check_rows(self, input_ids: "torch.Tensor") -> None:
+        rows = input_ids.shape[0]
+        if rows != len(self._states):
+            raise ValueError(
+                f"{rows} sequences are generated but {len(self._states)} request states were given: pass one "
+                "state per sequence (batch size x num_return_sequences; beam search is not supported)"
+            )
+        previous = self._previous
+        if previous is not None and not bool((input_ids[:, : previous.shape[1]] == previous).all()):
+            raise ValueError("generated rows changed history between steps (beam search): not supported with schemas")
 
     def __call__(self, input_ids: "torch.Tensor", scores: "torch.Tensor") -> "torch.Tensor":
         if self._seen is None:
+            self._check_rows(input_ids)
             for state in self._states:
                 state.wait_ready()
         self.commit_through(input_ids)

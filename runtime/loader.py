@@ -17,26 +17,24 @@ from collections import OrderedDict
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import Any
 
-from schemac.artifact import LLGUIDANCE_VERSION, Artifact, ArtifactError
+from schemac.artifact import Artifact, ArtifactError
+from schemac.llguidance_range import LLGuidanceVersionError, check_runtime
 from schemac.runtime.errors import AdmissionError
 from schemac.runtime.tokenizer import TokenizerAdapter
 
 
 def load_artifact(source: "Artifact | str | bytes") -> Artifact:
     """An Artifact from an object or its JSON text, with format/llguidance versions checked."""
-    import llguidance
-
     try:
         artifact = source if isinstance(source, Artifact) else Artifact.loads(
             source.decode("utf-8") if isinstance(source, bytes) else source
         )
     except (ArtifactError, UnicodeDecodeError) as exc:
         raise AdmissionError("artifact-invalid", str(exc)) from exc
-    if artifact.llguidance_version != LLGUIDANCE_VERSION or llguidance.__version__ != LLGUIDANCE_VERSION:
-        raise AdmissionError(
-            "artifact-version",
-            f"artifact built for llguidance {artifact.llguidance_version}, runtime has {llguidance.__version__}",
-        )
+    try:
+        check_runtime(artifact.llguidance_version)  # enforced only on the release that compiled it
+    except LLGuidanceVersionError as exc:
+        raise AdmissionError("artifact-version", str(exc)) from exc
     return artifact
 
 

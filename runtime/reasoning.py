@@ -1,7 +1,8 @@
 """Reasoning gate: tokens are free inside an inline reasoning block, constrained after it.
 
-Whether generation starts inside a block is read from the rendered prompt (the same prefix
-the response parser sees), never from a template toggle. The end marker is matched on bytes,
+Whether generation starts inside a block follows the rendered template: the engine's own
+answer when it has one (`RequestOptions.reasoning_started`), else the generation prefix at the
+end of the rendered prompt; marker text elsewhere in the prompt never opens a block. The end marker is matched on bytes,
 so it is found whatever tokens spell it, including across tokens and inside drafts.
 """
 from __future__ import annotations
@@ -39,12 +40,26 @@ class GateState(NamedTuple):
     tail: bytes = b""
 
 
-def initial_state(config: ReasoningConfig | None, prompt: bytes) -> GateState:
-    """Inside a block iff the prompt's last start marker comes after its last end marker."""
+def initial_state(config: ReasoningConfig | None, prompt: bytes, started: bool | None = None) -> GateState:
+    """Whether generation starts inside a reasoning block.
+
+    `started` is the rendered template's own answer when the engine knows it (the chat
+    template opened the block or not); otherwise the generation prefix decides: the prompt
+    ends with the start marker (JSON whitespace after it allowed). A marker anywhere else in
+    the prompt (user content quoting `<think>`, earlier turns) changes nothing.
+    """
     if config is None:
         return GateState(False)
-    start = prompt.rfind(config.start.encode())
-    return GateState(start >= 0 and start > prompt.rfind(config.end.encode()))
+    if started is not None:
+        return GateState(started)
+    return GateState(prompt.rstrip(JSON_WHITESPACE).endswith(config.start.encode()))
+
+
+def after_marker(text: bytes, marker: bytes) -> bytes | None:
+    """The answer bytes after the first `marker` in `text` (leading JSON whitespace dropped),
+    or None when `text` holds no marker."""
+    at = text.find(marker)
+    return None if at < 0 else text[at + len(marker):].lstrip(JSON_WHITESPACE)
 
 
 def step(state: GateState, marker: bytes, token: bytes) -> tuple[GateState, bytes | None]:
@@ -53,9 +68,9 @@ def step(state: GateState, marker: bytes, token: bytes) -> tuple[GateState, byte
     if not state.reasoning:
         return state, None
     text = state.tail + token
-    at = text.find(marker)
-    if at >= 0:
-        return GateState(False), text[at + len(marker):].lstrip(JSON_WHITESPACE)
+    after = after_marker(text, marker)
+    if after is not None:
+        return GateState(False), after
     keep = 0
     for n in range(min(len(marker) - 1, len(text)), 0, -1):
         if marker.startswith(text[-n:]):

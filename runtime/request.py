@@ -10,10 +10,24 @@ A matcher in error fails the request: `grammar-rejected` for a token its grammar
 the compiled grammar (which the loader then evicts). The error is found by checks made anyway,
 none added per token: after each consumed token in accept/commit, and in `terminated`/`check`
 (a matcher in error is stopped). Until then its mask rows are EOS-only: llguidance writes those
-for a matcher in error.
+for a matcher in error. A panic inside llguidance fails the request as `llguidance-panic`.
+
+Misuse at the engine boundary never raises into the engine loop; it ends this request with a
+`StructuredOutputError` (in `error`) or is a no-op:
+
+- after `release()`: accept/commit return False, rollback and release do nothing, fill writes
+  stop rows;
+- a token id outside the tokenizer vocabulary (placeholders such as -1 included) in
+  accept/commit: `invalid-token`; in drafts: the drafts end there (stop rows after it);
+- rolling back more tokens than are unacknowledged: `rollback-past-acknowledged`;
+- accept/commit before the grammar is compiled: `request-not-ready`.
+
+accept/commit return True only when every token given was consumed; `acknowledged` counts
+only tokens consumed.
 """
 from __future__ import annotations
 
+import operator
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Sequence
 
@@ -57,6 +71,7 @@ class RequestState:
         self._marker = end_marker
         self._pending: list[_Undo] = []
         self._answer = bytearray()
+        self._reasoning_rows: dict[int, "torch.Tensor"] = {}
         self._on_release = on_release
         self.acknowledged = 0
         self.error: StructuredOutputError | None = None
@@ -131,6 +146,7 @@ class RequestState:
         self._compiled = None
         self._grammar = None
         self._matcher = None
+        self._reasoning_rows.clear()
         self._pending.clear()
         if self._on_release is not None:
             self._on_release(self)
@@ -144,8 +160,10 @@ class RequestState:
 
     # -- token flow --------------------------------------------------------------------------
     def accept(self, tokens: Sequence[int]) -> bool:
-        """Consume sampled tokens tentatively (pending until acknowledged); False on failure."""
-        self._require_matcher()
+        """Consume sampled tokens tentatively (pending until acknowledged); True iff all were."""
+        tokens = self._usable(tokens)
+        if tokens is None:
+            return False
         for token in tokens:
             if not self._active():
                 return False
@@ -154,63 +172,75 @@ class RequestState:
 
     def commit(self, tokens: Sequence[int]) -> bool:
         """Acknowledge an output delta. Pending tokens that match it become committed; on the
-        first mismatch the remaining pending tokens are rolled back and the delta replayed."""
-        self._require_matcher()
+        first mismatch the remaining pending tokens are rolled back and the delta replayed.
+        True iff every token of the delta was consumed (`acknowledged` counts those only)."""
+        tokens = self._usable(tokens)
+        if tokens is None:
+            return False
         same = 0
         while same < len(tokens) and same < len(self._pending) and self._pending[same].token == tokens[same]:
             same += 1
         if same < len(tokens) and self._pending[same:]:
             self.rollback(len(self._pending) - same)
         del self._pending[:same]
+        consumed = same
         for token in tokens[same:]:
-            if self.error is not None or self.released:
+            if not self._active():
                 break
             self._advance(token)
-        self.acknowledged += len(tokens)
-        return self.error is None
+            consumed += self.error is None
+        self.acknowledged += consumed
+        return self.error is None and consumed == len(tokens)
 
     def rollback(self, n: int | None = None) -> None:
-        """Undo the last `n` pending tokens (all pending when None); acknowledged ones stay."""
+        """Undo the last `n` pending tokens (all pending when None); acknowledged ones stay.
+        More than are pending (or a negative `n`) fails the request: the engine and the
+        grammar no longer agree on the output. After release it does nothing."""
+        if self.released:
+            return
         n = len(self._pending) if n is None else n
-        if n < 0 or n > len(self._pending):
-            raise ValueError(f"cannot roll back {n} tokens: only {len(self._pending)} are unacknowledged")
+        if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= len(self._pending):
+            message = f"cannot roll back {n!r} tokens: only {len(self._pending)} are unacknowledged"
+            self._pending.clear()
+            if self.error is None:
+                self._fail("rollback-past-acknowledged", message)
+            return
         if n == 0:
             return
         undone = self._pending[-n:]
         del self._pending[-n:]
-        if self.error is not None or self.released:
+        if self.error is not None:
             return
         self._undo(sum(u.matcher_tokens for u in undone), undone[0].gate, undone[0].answer_len)
 
     # -- masks -------------------------------------------------------------------------------
     def fill(self, bitmask: "torch.Tensor", row: int, drafts: Sequence[int] = (), stop_row: "torch.Tensor | None" = None) -> None:
         """Write len(drafts)+1 rows from `row`: row i is the state after the first i drafts.
-        Drafts are consumed temporarily and rolled back in `finally`; a draft the grammar
-        forbids ends the rows there (the rest are stop rows, EOS only)."""
+        Drafts are consumed temporarily and rolled back in `finally`; a draft its row forbids
+        (or an id outside the vocabulary) ends the rows there (the rest are stop rows)."""
         import llguidance.torch as llt
+
+        from schemac.runtime.rows import allows
 
         stop = stop_row if stop_row is not None else self._stop_row(bitmask.shape[1])
         last = row + len(drafts)
-        if self.error is not None or self.released:
-            bitmask[row : last + 1] = stop
+        if self._active() and self._matcher is None and not self.ready():
+            self._fail("request-not-ready", "mask requested before the grammar was compiled (poll ready() first)")
+        if not self._active() or self._matcher is None:
+            bitmask[row : last + 1] = stop  # failed or released: EOS only
             return
-        self._require_matcher()
         gate, answer_len, consumed = self._gate, len(self._answer), 0
-        from schemac.runtime.batch import allows
-
         try:
             for j in range(len(drafts) + 1):
                 if j:
-                    if not self._gate.reasoning and not allows(bitmask, row + j - 1, drafts[j - 1]):
-                        bitmask[row + j : last + 1] = stop  # a draft its mask forbids: stop rows
-                        break
-                    used = self._try_consume_draft(drafts[j - 1])
+                    draft = drafts[j - 1]
+                    used = self._try_consume_draft(draft) if self.in_vocab(draft) and allows(bitmask, row + j - 1, int(draft)) else None
                     if used is None:
-                        bitmask[row + j : last + 1] = stop
+                        bitmask[row + j : last + 1] = stop  # a draft its mask forbids: stop rows
                         break
                     consumed += used
                 if self._gate.reasoning:
-                    bitmask[row + j].fill_(-1)
+                    bitmask[row + j] = self._reasoning_row(bitmask.shape[1])
                 else:
                     llt.fill_next_token_bitmask(self._matcher, bitmask, row + j)
         finally:
@@ -218,19 +248,53 @@ class RequestState:
 
     def parallel_matcher(self) -> Any:
         """The matcher when llguidance can fill this request's rows itself (answer phase);
-        None when the request needs `fill` (reasoning phase, failed or released)."""
+        None when the request needs `fill` (reasoning phase, failed, released or compiling)."""
         if self._gate.reasoning or not self._active():
             return None
-        self._require_matcher()
         return self._matcher
+
+    def parallel_commit(self, tokens: Sequence[int]) -> Any:
+        """The matcher when `tokens` is one token that llguidance may consume in parallel with
+        other requests' (answer phase, plain in-vocabulary int, nothing pending); else None
+        and the delta goes through `commit`. Follow with `committed_in_parallel`."""
+        if len(tokens) != 1 or self._pending or self._gate.reasoning or self._matcher is None or not self._active():
+            return None
+        token = tokens[0]
+        return self._matcher if type(token) is int and 0 <= token < self._tok.vocab_size else None
+
+    def committed_in_parallel(self, token: int) -> bool:
+        """Bookkeeping once llguidance consumed `token` for `parallel_commit`: as `commit`."""
+        self._answer += self._tok.token_bytes(token)
+        if self._matcher.is_error():
+            self._matcher_failed()
+            return False
+        self.acknowledged += 1
+        return True
+
+    def in_vocab(self, token: int) -> bool:
+        """Whether `token` is an id of this tokenizer (placeholders such as -1 are not)."""
+        i = _as_id(token)
+        return i is not None and 0 <= i < self._tok.vocab_size
 
     # -- internals ---------------------------------------------------------------------------
     def _active(self) -> bool:
         return self.error is None and not self.released
 
-    def _require_matcher(self) -> None:
-        if self._matcher is None and self._active():
-            raise RuntimeError("request is not ready: poll ready() until it returns True")
+    def _usable(self, tokens: Sequence[int]) -> list[int] | None:
+        """`tokens` as ints when accept/commit may consume them; a misuse fails the request."""
+        if not self._active():
+            return None
+        if self._matcher is None and not self.ready():
+            self._fail("request-not-ready", "tokens arrived before the grammar was compiled (poll ready() first)")
+            return None
+        if self._matcher is None:
+            return None
+        ids = [_as_id(t) for t in tokens]
+        bad = next((t for t, i in zip(tokens, ids) if i is None or not 0 <= i < self._tok.vocab_size), None)
+        if bad is not None or None in ids:
+            self._fail("invalid-token", f"token id {bad!r} is outside the tokenizer vocabulary [0, {self._tok.vocab_size})")
+            return None
+        return ids  # type: ignore[return-value]
 
     def _advance(self, token: int) -> _Undo:
         undo = _Undo(token, 0, self._gate, len(self._answer))
@@ -254,6 +318,9 @@ class RequestState:
 
     def _try_consume_draft(self, token: int) -> int | None:
         """Consume one draft token if the grammar allows it: matcher tokens used, or None."""
+        if not self.in_vocab(token):
+            return None
+        token = int(token)
         if self._gate.reasoning:
             gate, after = reasoning.step(self._gate, self._marker, self._tok.marker_bytes(token))
             toks = self._tok.ll.tokenize_bytes(after) if after else []
@@ -268,6 +335,25 @@ class RequestState:
             self._matcher.consume_tokens(toks)
         return len(toks)
 
+    def _reasoning_row(self, words: int) -> "torch.Tensor":
+        """The row inside a reasoning block: every token, except one that completes the end
+        marker while carrying answer bytes the grammar refuses. While reasoning the matcher
+        has consumed nothing, so the row depends only on how much of the marker is pending
+        and is built once per request and marker prefix."""
+        k = len(self._gate.tail)
+        found = self._reasoning_rows.get(k)
+        if found is None:
+            import torch
+
+            words_list = [0xFFFFFFFF] * words
+            for token, after in self._tok.crossing_tokens(self._marker, k):
+                toks = self._tok.ll.tokenize_bytes(after)
+                if self._matcher.validate_tokens(toks) < len(toks):
+                    words_list[token // 32] &= ~(1 << (token % 32))
+            signed = [w - (1 << 32) if w >= 1 << 31 else w for w in words_list]
+            found = self._reasoning_rows[k] = torch.tensor(signed, dtype=torch.int32)
+        return found
+
     def _undo(self, matcher_tokens: int, gate: reasoning.GateState, answer_len: int) -> None:
         if matcher_tokens and self._matcher is not None:
             self._matcher.rollback(matcher_tokens)
@@ -276,17 +362,33 @@ class RequestState:
 
     def _matcher_failed(self) -> None:
         """The matcher is in error. If the lexer it shares with its compiled grammar broke (an
-        llguidance limit), that grammar has just been evicted and the code says so."""
+        llguidance limit or panic), that grammar has just been evicted; the code says which."""
         assert self._grammar is not None
-        code = "grammar-too-complex" if self._grammar.check_shared() else "grammar-rejected"
-        self._fail(code, self._matcher.get_error())
+        message = self._matcher.get_error()
+        shared = self._grammar.check_shared()
+        if message.lstrip().startswith("panic"):
+            code = "llguidance-panic"
+        else:
+            code = "grammar-too-complex" if shared else "grammar-rejected"
+        self._fail(code, message)
 
     def _fail(self, code: str, message: str) -> None:
         self.error = StructuredOutputError(code, message.strip().splitlines()[0] if message.strip() else code)
         self._grammar = None
         self._matcher = None
+        self._reasoning_rows.clear()
 
     def _stop_row(self, words: int) -> "torch.Tensor":
-        from schemac.runtime.batch import stop_row
+        from schemac.runtime.rows import stop_row
 
         return stop_row(self._tok.eos_ids, words)
+
+
+def _as_id(token: object) -> int | None:
+    """An integer token id (Python, numpy or 0-d tensor integers); None for anything else."""
+    if isinstance(token, bool):
+        return None
+    try:
+        return operator.index(token)  # type: ignore[arg-type]
+    except TypeError:
+        return None

@@ -3,15 +3,18 @@
 llguidance's own HF loader marks *every* added token special, so an added token declared
 `special=False` (e.g. `<think>`) could never be matched as text while the model can still emit
 it. We rebuild the llguidance tokenizer from explicit token bytes: non-special added tokens are
-visible bytes, special tokens stay special, token IDs are the model's.
+visible bytes, special tokens stay special, token IDs are the model's. Text is encoded as the
+model spells it mid-text (`schemac.runtime.midtext`), checked to spell exactly its bytes: the
+same adapter serves sentencepiece, tiktoken-style and byte-level BPE vocabularies.
 """
 from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from schemac.runtime.fingerprint import fingerprint
+from schemac.runtime.midtext import mid_text_backend
 
 
 @dataclass(frozen=True)
@@ -24,6 +27,7 @@ class TokenizerAdapter:
     vocab_size: int
     fingerprint: str
     ll: Any = field(repr=False, compare=False)
+    _crossing: dict[tuple[bytes, int], tuple[tuple[int, bytes], ...]] = field(default_factory=dict, repr=False, compare=False)
 
     def token_bytes(self, token: int) -> bytes:
         """Visible bytes of a token; special tokens contribute nothing to the answer."""
@@ -38,6 +42,24 @@ class TokenizerAdapter:
         """Bytes a token spells for reasoning-marker detection (special tokens included)."""
         return self.tokens[token] if 0 <= token < self.vocab_size else b""
 
+    def crossing_tokens(self, marker: bytes, pending: int) -> tuple[tuple[int, bytes], ...]:
+        """Tokens that complete `marker` when its first `pending` bytes were already emitted,
+        each with the answer bytes it carries past the marker (leading JSON whitespace
+        dropped; tokens carrying none are left out). Computed once per marker prefix."""
+        key = (marker, pending)
+        found = self._crossing.get(key)
+        if found is None:
+            from schemac.runtime.reasoning import after_marker
+
+            head, last = marker[:pending], marker[-1:]
+            found = tuple(
+                (i, after)
+                for i in range(self.vocab_size)
+                if last in self.tokens[i] and (after := after_marker(head + self.tokens[i], marker))
+            )
+            self._crossing[key] = found
+        return found
+
 
 _CACHE: "weakref.WeakKeyDictionary[Any, dict[tuple[int, ...], TokenizerAdapter]]" = weakref.WeakKeyDictionary()
 
@@ -51,9 +73,12 @@ def adapt_tokenizer(hf_tokenizer: Any, stop_token_ids: Sequence[int] = ()) -> To
     return per_tok[key]
 
 
-def _build(hf_tokenizer: Any, stop_token_ids: tuple[int, ...]) -> TokenizerAdapter:
-    import copy
+def tokenizer_fingerprint(hf_tokenizer: Any, stop_token_ids: Sequence[int] = ()) -> str:
+    """What the API side computes and sends with a constrained request."""
+    return adapt_tokenizer(hf_tokenizer, stop_token_ids).fingerprint
 
+
+def _build(hf_tokenizer: Any, stop_token_ids: tuple[int, ...]) -> TokenizerAdapter:
     import llguidance
     import llguidance.hf
 
@@ -68,10 +93,7 @@ def _build(hf_tokenizer: Any, stop_token_ids: tuple[int, ...]) -> TokenizerAdapt
     special = frozenset(
         i for i in range(n_vocab) if base.is_special_token(i) and i not in visible_added
     ) | frozenset(i for i in hf_tokenizer.all_special_ids if i < n_vocab)
-    backend = copy.copy(hf_tokenizer.backend_tokenizer)
-    backend.no_padding()
-    backend.no_truncation()
-    backend.encode_special_tokens = True  # text never turns into special tokens
+    encode = _exact_encoder(mid_text_backend(hf_tokenizer), tokens, special)
 
     class _Source:
         eos_token_id = eos_ids[0]
@@ -82,7 +104,7 @@ def _build(hf_tokenizer: Any, stop_token_ids: tuple[int, ...]) -> TokenizerAdapt
             self.tokens = list(tokens)
 
         def __call__(self, text: str) -> list[int]:
-            return backend.encode(text, add_special_tokens=False).ids
+            return encode(text)
 
     ll = llguidance.LLTokenizer(llguidance.TokenizerWrapper(_Source()), n_vocab=n_vocab, eos_token=list(eos_ids))
     return TokenizerAdapter(
@@ -93,3 +115,44 @@ def _build(hf_tokenizer: Any, stop_token_ids: tuple[int, ...]) -> TokenizerAdapt
         fingerprint=fingerprint(tokens, special, eos_ids, n_vocab),
         ll=ll,
     )
+
+
+def _exact_encoder(backend: Any, tokens: tuple[bytes, ...], special: frozenset[int]) -> Callable[[str], list[int]]:
+    """The mid-text encoding, checked to spell exactly the text's bytes.
+
+    Sentencepiece vocabularies spell a space as `▁`, so a literal `▁` in the text comes back
+    as a space; a character whose own encoding does not spell its bytes is written with
+    single-byte tokens instead (byte fallback / byte-level tokens), the rest encodes normally.
+    """
+    single = {}
+    for i, tok in enumerate(tokens):
+        if len(tok) == 1 and i not in special:
+            single.setdefault(tok[0], i)
+    bad: dict[str, bool] = {}
+
+    def spelled(ids: list[int]) -> bytes:
+        return b"".join(tokens[i] if 0 <= i < len(tokens) else b"\0" for i in ids)
+
+    def misspelled(ch: str) -> bool:
+        if ch not in bad:
+            bad[ch] = spelled(backend.encode(ch, add_special_tokens=False).ids) != ch.encode()
+        return bad[ch]
+
+    def encode(text: str) -> list[int]:
+        ids = backend.encode(text, add_special_tokens=False).ids
+        want = text.encode()
+        if spelled(ids) == want:
+            return ids
+        out: list[int] = []
+        start = 0
+        for at, ch in enumerate(text):
+            if misspelled(ch) and all(b in single for b in ch.encode()):
+                out += backend.encode(text[start:at], add_special_tokens=False).ids if start < at else []
+                out += [single[b] for b in ch.encode()]
+                start = at + 1
+        out += backend.encode(text[start:], add_special_tokens=False).ids if start < len(text) else []
+        if spelled(out) != want and all(b in single for b in want):
+            out = [single[b] for b in want]
+        return out
+
+    return encode

@@ -7,27 +7,56 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from schemac.version import __version__
 
-__all__ = ["Artifact", "CompileError", "Diagnostic", "Severity", "check", "compile", "__version__"]
+__all__ = ["Artifact", "CompileError", "Diagnostic", "Severity", "check", "compile", "verify", "__version__"]
 
 if TYPE_CHECKING:
+    import os
+
     from schemac.artifact import Artifact
+    from schemac.budget import Limits
     from schemac.diagnostics import CompileError, Diagnostic, Severity
 
 
-def compile(schema: Any, **options: Any) -> "Artifact":
-    """Compile a schema (dict, bool, or JSON text) into an Artifact; raises CompileError."""
+def compile(
+    schema: Any,
+    *,
+    upgrade_drafts: bool = False,
+    strict_formats: bool = False,
+    limits: Limits | None = None,
+    cache_dir: str | os.PathLike[str] | None = None,
+    use_cache: bool = True,
+) -> Artifact:
+    """Compile a schema (dict, bool, JSON text or bytes) into an Artifact; raises CompileError.
+
+    upgrade_drafts: translate draft-04/06/07/2019-09 exactly into 2020-12 instead of rejecting.
+    strict_formats: an unenforced `format` is an error instead of a dropped annotation.
+    limits: the per-schema budget (default `schemac.budget.Limits()`).
+    cache_dir: also use the content-addressed disk cache there.
+    use_cache: use (and fill) the in-memory LRU and the disk cache.
+    """
     from schemac.pipeline import compile_schema
 
-    return compile_schema(schema, **options)
+    return compile_schema(schema, upgrade_drafts=upgrade_drafts, strict_formats=strict_formats, limits=limits,
+                          cache_dir=cache_dir, use_cache=use_cache)
 
 
-def check(schema: Any, **options: Any) -> "list[Diagnostic]":
-    """All diagnostics for a schema (errors and warnings); empty when it compiles cleanly."""
+def check(
+    schema: Any,
+    *,
+    upgrade_drafts: bool = False,
+    strict_formats: bool = False,
+    limits: Limits | None = None,
+    cache_dir: str | os.PathLike[str] | None = None,
+    use_cache: bool = True,
+) -> list[Diagnostic]:
+    """All diagnostics for a schema (errors and warnings); empty when it compiles cleanly.
+    Never raises for a schema's problems. Options as for `compile`."""
     from schemac.pipeline import check_schema
 
-    return check_schema(schema, **options)
+    return check_schema(schema, upgrade_drafts=upgrade_drafts, strict_formats=strict_formats, limits=limits,
+                        cache_dir=cache_dir, use_cache=use_cache)
 
 
 def __getattr__(name: str) -> Any:
@@ -35,6 +64,10 @@ def __getattr__(name: str) -> Any:
         from schemac.artifact import Artifact
 
         return Artifact
+    if name == "verify":  # a callable module: schemac.verify(schema, depth=...) -> VerifyReport
+        import schemac.verify
+
+        return schemac.verify
     if name in ("CompileError", "Diagnostic", "Severity"):
         from schemac import diagnostics
 

@@ -4,23 +4,86 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from schemac import __version__
+from schemac.version import __version__
 from schemac.diagnostics import Diagnostic
+from schemac.llguidance_range import installed_version, is_supported, SPECIFIER
 from schemac.schema import Schema
 
+if TYPE_CHECKING:
+    from schemac.answer import Answer
+
 #: Bumped whenever the artifact's fields or their meaning change; loaders refuse other versions.
-FORMAT_VERSION = 1
-#: The llguidance release the grammars are written for (pinned in pyproject.toml).
-LLGUIDANCE_VERSION = "1.9.1"
+FORMAT_VERSION = 2
+
+
+def __getattr__(name: str) -> Any:
+    """`LLGUIDANCE_VERSION`: the installed llguidance release, read on first use (cheap import)."""
+    if name == "LLGUIDANCE_VERSION":
+        return installed_version()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class ArtifactError(ValueError):
     """An artifact that is malformed, of another format/llguidance version, or fails its hash."""
+
+
+class FrozenDict(dict):  # type: ignore[type-arg]
+    """A JSON object nobody can change: an artifact's data is its own, so a caller's later edit
+    (of what it passed in or of what it got back) cannot change what a cached artifact checks.
+
+    A `dict` subclass, so validators, `json.dumps` and `==` treat it as the object it is; every
+    mutating method raises. `copy.deepcopy` gives a plain, mutable copy (use `thaw` likewise).
+    """
+
+    def _refuse(self, *_args: Any, **_kwargs: Any) -> Any:
+        raise TypeError("artifact data is read-only; take a mutable copy with schemac.artifact.thaw")
+
+    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _refuse
+
+    def __reduce__(self) -> Any:
+        return (FrozenDict, (dict(self),))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+        return thaw(self)
+
+
+class FrozenList(list):  # type: ignore[type-arg]
+    """A JSON array nobody can change (see `FrozenDict`)."""
+
+    def _refuse(self, *_args: Any, **_kwargs: Any) -> Any:
+        raise TypeError("artifact data is read-only; take a mutable copy with schemac.artifact.thaw")
+
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = append = clear = extend = insert = pop = remove = \
+        reverse = sort = _refuse
+
+    def __reduce__(self) -> Any:
+        return (FrozenList, (list(self),))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+        return thaw(self)
+
+
+def freeze(value: Any) -> Any:
+    """A deep, read-only copy of a JSON value (scalars, including exact numbers, are immutable
+    already and shared); depth is bounded by the loader's `max_depth`."""
+    if isinstance(value, dict):
+        return FrozenDict({k: freeze(v) for k, v in value.items()})
+    if isinstance(value, (list, tuple)):
+        return FrozenList(freeze(v) for v in value)
+    return value
+
+
+def thaw(value: Any) -> Any:
+    """A deep, plain (mutable) copy of a JSON value, frozen or not."""
+    if isinstance(value, dict):
+        return {k: thaw(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [thaw(v) for v in value]
+    return value
 
 
 def canonical_json(value: Any) -> str:
@@ -38,6 +101,9 @@ class Artifact:
 
     `key` is the sha256 of the canonical schema plus compile options (the cache key);
     `checksum` covers every other field, so a loaded artifact that was edited or corrupted fails.
+    The artifact owns its data: `schema`, `lowered`, `options`, `budget` and `diagnostics` are
+    deep read-only copies made at construction (`freeze`), so neither the caller's later edits
+    nor edits through a cached artifact can change what final validation checks.
     """
 
     key: str
@@ -51,8 +117,17 @@ class Artifact:
     budget: dict[str, dict[str, int]] = field(default_factory=dict)
     compile_ms: float = 0.0
     format_version: int = FORMAT_VERSION
-    llguidance_version: str = LLGUIDANCE_VERSION
+    llguidance_version: str = field(default_factory=installed_version)  # the release it was compiled with
     schemac_version: str = __version__
+
+    def __post_init__(self) -> None:
+        for name in ("schema", "lowered", "options", "budget", "diagnostics"):
+            object.__setattr__(self, name, freeze(getattr(self, name)))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in self.__dict__:
+            raise AttributeError(f"artifact field {name!r} is read-only; build a new Artifact instead")
+        super().__setattr__(name, value)
 
     def _body(self) -> dict[str, Any]:
         return {
@@ -71,6 +146,21 @@ class Artifact:
             "compile_ms": self.compile_ms,
         }
 
+    @property
+    def lark(self) -> str:
+        """The grammar as one Lark text, for engines that take `llguidance.grammar_from("grammar",
+        text)` (vLLM `structured_outputs={"grammar": ...}`, SGLang `ebnf`): the same language."""
+        from schemac.emit.lark_export import lark_text
+
+        return lark_text(self.grammar)
+
+    def validate(self, text: str, finish_reason: str = "stop") -> "Answer":
+        """The runtime's exact final validation of an answer from any engine (`schemac.answer`):
+        ok with the value, invalid with pointers, or truncated."""
+        from schemac.answer import check_answer
+
+        return check_answer(self.key, self.schema, text, finish_reason)
+
     def to_json(self) -> dict[str, Any]:
         body = self._body()
         body["checksum"] = sha256_text(canonical_json(body))
@@ -86,10 +176,10 @@ class Artifact:
         version = data.get("format_version")
         if version != FORMAT_VERSION:
             raise ArtifactError(f"artifact format version {version!r}; this schemac reads {FORMAT_VERSION}")
-        if data.get("llguidance_version") != LLGUIDANCE_VERSION:
+        if not is_supported(data.get("llguidance_version")):  # the runtime also wants the same release
             raise ArtifactError(
                 f"artifact was built for llguidance {data.get('llguidance_version')!r}, "
-                f"this runtime uses {LLGUIDANCE_VERSION}"
+                f"outside the supported llguidance{SPECIFIER}"
             )
         body = {k: v for k, v in data.items() if k != "checksum"}
         try:
@@ -126,18 +216,10 @@ class Artifact:
         return cls.from_json(data)
 
     def save(self, path: str | os.PathLike[str]) -> Path:
-        """Write atomically (temp file in the same folder, then rename)."""
-        target = Path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".json")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(self.dumps())
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        return target
+        """Write atomically (temp file in the same folder, then rename), with the process umask."""
+        from schemac.files import write_text_atomic
+
+        return write_text_atomic(path, self.dumps())
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> "Artifact":

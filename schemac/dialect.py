@@ -8,43 +8,12 @@ from __future__ import annotations
 from typing import Any
 
 from schemac.diagnostics import reject
+from schemac.dialect_uri import DIALECT_2020_12, dialect_of
 from schemac.load import Census
 from schemac.schema import Schema, child_pointer, iter_subschemas
+from schemac.upgrade import upgrade
 
-DIALECT_2020_12 = "2020-12"
-
-_DIALECT_PATHS: dict[str, str] = {
-    "draft-04": "draft-04",
-    "draft-06": "draft-06",
-    "draft-07": "draft-07",
-    "draft/2019-09": "2019-09",
-    "draft/2020-12": "2020-12",
-}
-
-
-def dialect_of(uri: str) -> str | None:
-    """Map a `$schema` URI (http/https, optional trailing '#' and 'schema' suffix) to a dialect."""
-    if not isinstance(uri, str):
-        return None
-    u = uri.strip().lower()
-    for scheme in ("https://", "http://"):
-        if u.startswith(scheme):
-            u = u[len(scheme):]
-            break
-    else:
-        return None
-    if u.startswith("www."):
-        u = u[4:]
-    if not u.startswith("json-schema.org/"):
-        return None
-    u = u[len("json-schema.org/"):]
-    if u.endswith("#"):
-        u = u[:-1]
-    u = u.rstrip("/")
-    if u.endswith("/schema"):
-        u = u[: -len("/schema")]
-    return _DIALECT_PATHS.get(u)
-
+__all__ = ["DIALECT_2020_12", "apply_dialect", "dialect_of", "upgrade_needed"]
 
 
 def _declared(schema: Schema) -> list[tuple[str, Any]]:
@@ -83,8 +52,12 @@ def _declared_from_census(schema: Schema, census: Census | None) -> list[tuple[s
     return None
 
 
-def apply_dialect(schema: Schema, upgrade_drafts: bool, census: Census | None = None) -> tuple[Schema, str]:
-    """Return the schema in 2020-12 form and the dialect it was written in."""
+def upgrade_needed(schema: Schema, upgrade_drafts: bool, census: Census | None = None) -> str | None:
+    """The dialect to upgrade `schema` from, or None when it is 2020-12 throughout.
+
+    Raises `unsupported-dialect` for an unknown dialect, an embedded resource that switches
+    dialect, or an old draft without `upgrade_drafts`: the message says the upgrade is exact.
+    """
     declared = _declared_from_census(schema, census)
     if declared is None:
         declared = _declared(schema)
@@ -101,18 +74,25 @@ def apply_dialect(schema: Schema, upgrade_drafts: bool, census: Census | None = 
         elif name != DIALECT_2020_12 and not (upgrade_drafts and name is not None):
             raise reject(
                 "unsupported-dialect", child_pointer(pointer, "$schema"),
-                f"embedded resource declares {uri!r}; a subschema may not switch dialect",
-                hint="use --upgrade-drafts for draft-04/06/07/2019-09 resources" if name else None,
+                f"embedded resource declares {uri!r}; a subschema may not switch dialect"
+                + ("; --upgrade-drafts translates it into 2020-12 exactly" if name else ""),
+                hint="pass --upgrade-drafts (upgrade_drafts=True)" if name else None,
             )
-    needs_upgrade = any(dialect_of(uri) != DIALECT_2020_12 for _, uri in declared)
-    if not needs_upgrade:
-        return schema, root_dialect
+    if all(dialect_of(uri) == DIALECT_2020_12 for _, uri in declared):
+        return None
     if not upgrade_drafts:
         raise reject(
             "unsupported-dialect", "/$schema",
-            f"schema declares {root_dialect}; schemac compiles JSON Schema draft 2020-12",
-            hint="pass --upgrade-drafts (upgrade_drafts=True) to translate it exactly",
+            f"schema declares {root_dialect}; schemac compiles JSON Schema draft 2020-12, and "
+            f"--upgrade-drafts translates {root_dialect} into it exactly",
+            hint="pass --upgrade-drafts (upgrade_drafts=True), or set upgrade-drafts = true in [tool.schemac]",
         )
-    from schemac.upgrade import upgrade
+    return root_dialect
 
-    return upgrade(schema, root_dialect, census=census), root_dialect
+
+def apply_dialect(schema: Schema, upgrade_drafts: bool, census: Census | None = None) -> tuple[Schema, str]:
+    """Return the schema in 2020-12 form and the dialect it was written in."""
+    source = upgrade_needed(schema, upgrade_drafts, census)
+    if source is None:
+        return schema, DIALECT_2020_12
+    return upgrade(schema, source, census=census), source

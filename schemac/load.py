@@ -1,8 +1,10 @@
 """Load: schema text → Python value, rejecting what JSON leaves ambiguous.
 
-Duplicate keys (last-wins in most parsers, first-wins in others), NaN/Infinity literals and
-numbers that overflow a double all make a schema mean different things to different tools, so
-they are errors here, with line and column. Lone UTF-16 surrogates are refused too (no UTF-8 text,
+Duplicate keys (last-wins in most parsers, first-wins in others), NaN/Infinity literals,
+numbers that overflow a double and fraction/exponent literals no double spells exactly
+(`0.10000000000000000001`, `1e-400`) all make a schema mean different things to different tools,
+so they are errors here, with line and column. Integers stay Python ints (exact at any size up
+to the double range); every float kept stands for the decimal its repr spells. Lone UTF-16 surrogates are refused too (no UTF-8 text,
 so no answer, can hold one), and `check_cost` bounds the work the later stages will do.
 """
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 
 from schemac.budget import Limits, check_cost
 from schemac.diagnostics import CompileError, Diagnostic, Severity, reject
+from schemac.numbers import literal_is_exact
 from schemac.schema import Schema
 
 
@@ -38,9 +41,18 @@ def _constant(name: str) -> Any:
 
 
 def _float(text: str) -> float:
+    """A fraction/exponent literal as a float, only where the float stands for the literal's
+    exact value (its shortest repr spells that value: `schemac.numbers.exact`)."""
     value = float(text)
     if math.isinf(value):
         raise _Ambiguous("invalid-number", f"number {text} overflows a double")
+    if not literal_is_exact(text):
+        raise _Ambiguous(
+            "invalid-number",
+            f"number {text} has no exact double-precision value (it would be read as {value!r}, "
+            "and tools disagree on which); write it with at most 15 significant digits, or an integer "
+            "value without fraction or exponent",
+        )
     return value
 
 

@@ -13,18 +13,20 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from schemac import __version__
+from schemac.version import __version__
 from schemac.artifact import LLGUIDANCE_VERSION, Artifact, sha256_text
 from schemac.budget import Budget, Limits
 from schemac.cache import DiskCache, MemoryCache
 from schemac.client_options import reject_client_options
 from schemac.compat import legacy_dependencies
 from schemac.diagnostics import CompileError, Diagnostic, DiagnosticSink
-from schemac.dialect import DIALECT_2020_12, apply_dialect
+from schemac.dialect import DIALECT_2020_12, apply_dialect, upgrade_needed
 from schemac.emit import emit
 from schemac.formats import apply_formats
 from schemac.load import Census, document_census, load_with_census
 from schemac.lower import lower_bundle
+from schemac.metaschema import check_metaschema
+from schemac.origins import in_source
 from schemac.regex import check_patterns, llguidance_pattern_errors
 from schemac.resolve import STRIPPED, resolve
 from schemac.schema import Bundle, Schema
@@ -96,9 +98,13 @@ def lower_schema(schema: Schema, options: dict[str, Any], budget: Budget, sink: 
     emit, on the caller's budget (one per schema, or one per request for tool calls)."""
     limits = budget.limits
     keys = census.keys if census is not None else None
+    source = upgrade_needed(schema, options["upgrade_drafts"], census)  # an old draft is no 2020-12 document
+    if source != DIALECT_2020_12:  # a 2020-12 root holding old drafts is checked once upgraded
+        check_metaschema(schema, source or DIALECT_2020_12)  # no pass ever sees a malformed keyword value
     reject_client_options(schema, keys)
     upgraded, source_dialect = apply_dialect(schema, options["upgrade_drafts"], census)
     if upgraded is not schema:  # the census described the document before the upgrade
+        check_metaschema(upgraded)  # pointers are mapped back into the user's document (`in_source`)
         census = document_census(upgraded, limits)
         keys = census.keys if census is not None else None
     document = legacy_dependencies(upgraded, keys)
@@ -131,7 +137,7 @@ def _build(schema: Any, options: dict[str, Any], key: str, limits: Limits, censu
         budget.check_deadline("")
         grammar = emit_schema(bundle, lowered, limits)
     except CompileError as exc:
-        exc.diagnostics = sink.items + exc.diagnostics
+        exc.diagnostics = in_source(schema, options["upgrade_drafts"], sink.items + exc.diagnostics)
         raise
     except RecursionError as exc:  # a backstop: walkers are bounded, this must not escape
         from schemac.diagnostics import reject
@@ -145,7 +151,7 @@ def _build(schema: Any, options: dict[str, Any], key: str, limits: Limits, censu
         lowered=lowered,
         grammar=grammar,
         options=options,
-        diagnostics=list(sink.items),
+        diagnostics=in_source(schema, options["upgrade_drafts"], list(sink.items)),
         budget=budget.report(),
         compile_ms=(time.perf_counter() - started) * 1000.0,
     )

@@ -85,3 +85,44 @@ def test_cache_key_keeps_property_order() -> None:
     one, two = schemac.compile(first), schemac.compile(second)
     assert one.key != two.key
     assert list(two.lowered["properties"]) == ["b", "a"]
+
+
+def test_artifact_owns_its_data_through_the_memory_cache() -> None:
+    """Issue 13: a caller's later edit of the schema it passed in, or of the data it got back, must
+    not change what a cached artifact validates against."""
+    from schemac.validate import FinalValidator
+
+    schema = {"type": "object", "properties": {"n": {"type": "integer", "maximum": 3}}, "required": ["n"]}
+    first = schemac.compile(schema)
+    schema["properties"]["n"]["maximum"] = 100  # the caller reuses its dict
+    schema["required"].append("m")
+    again = schemac.compile({"type": "object", "properties": {"n": {"type": "integer", "maximum": 3}},
+                             "required": ["n"]})
+    assert again is first  # a memory-cache hit on the original content
+    assert FinalValidator(again.schema).is_valid({"n": 3})
+    assert not FinalValidator(again.schema).is_valid({"n": 4})
+    for edit in (lambda: first.schema["properties"].update(x={}), lambda: first.schema["required"].append("x"),
+                 lambda: first.lowered.clear(), lambda: first.options.pop("limits"),
+                 lambda: first.diagnostics.append(None)):
+        with pytest.raises(TypeError, match="read-only"):
+            edit()
+    with pytest.raises(AttributeError, match="read-only"):
+        first.schema = {}  # type: ignore[misc]
+    assert not FinalValidator(schemac.compile(schema).schema).is_valid({"n": 4})  # the edited schema: its own entry
+    assert first.schema == {"type": "object", "properties": {"n": {"type": "integer", "maximum": 3}}, "required": ["n"]}
+
+
+def test_frozen_data_copies_and_round_trips() -> None:
+    """`thaw` and `copy.deepcopy` give plain mutable copies; pickling keeps data frozen."""
+    import copy
+    import pickle
+
+    from schemac.artifact import FrozenDict, thaw
+
+    art = schemac.compile({"enum": [[1, {"a": 2}]]}, use_cache=False)
+    for mutable in (thaw(art.schema), copy.deepcopy(art.schema)):
+        assert type(mutable) is dict and type(mutable["enum"][0][1]) is dict
+        mutable["enum"][0].append(3)
+    assert art.schema == {"enum": [[1, {"a": 2}]]}
+    loaded = pickle.loads(pickle.dumps(art))
+    assert isinstance(loaded.schema["enum"][0][1], FrozenDict) and loaded.to_json() == art.to_json()

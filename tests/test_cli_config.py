@@ -87,8 +87,13 @@ def test_include_and_exclude_filter_walked_and_named_files(tmp_path: Path) -> No
     # pre-commit names every JSON file: the configuration still decides which are schemas
     code, data = report("check", "package.json", "schemas/fixtures/f.json", "schemas/a.json")
     assert code == 0 and [s["path"] for s in data["schemas"]] == ["schemas/a.json"]
-    text = run("check", "package.json").stdout
-    assert "0 schemas: 0 ok, 0 rejected (1 file left out by the configuration)" in text
+    nothing = run("check", "package.json")
+    assert nothing.exit_code == 0 and nothing.stdout == ""
+    assert nothing.stderr == ("No schemas found in package.json: looked for *.json, *.yaml and *.yml files "
+                              "(1 left out by the configuration's include/exclude globs).\n")
+    # without PATHS: the include globs say what to check
+    code, data = report("check")
+    assert code == 0 and [s["path"] for s in data["schemas"]] == ["schemas/a.json"]
 
 
 def test_per_file_ignores(tmp_path: Path) -> None:

@@ -92,3 +92,30 @@ def parent_of(root: object, pointer: str) -> object:
     for token in pointer.split("/")[1:-1]:
         node = node[int(token)] if isinstance(node, list) else node[unescape(token)]  # type: ignore[index]
     return node
+
+
+def test_upgraded_schemas_are_located_in_the_users_file(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """`definitions` far down a draft-07 file: the diagnostic lands on its line, in JSON and YAML,
+    and in SARIF and GitHub annotations alike (they all read the same located records)."""
+    from cli_support import report, write
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SCHEMAC_CACHE_DIR", str(tmp_path / "cache"))
+    padding = {f"p{i}": {"type": "string"} for i in range(40)}
+    schema = {"$schema": "http://json-schema.org/draft-07/schema#", "properties": padding,
+              "definitions": {"x": {"oneOf": [{"type": "integer"}, {"minimum": 2}]}},
+              "items": [{"$ref": "#/definitions/x"}]}
+    text = json.dumps(schema, indent=2)
+    write(tmp_path / "s.json", text)
+    lines = text.splitlines()
+    want = next(i for i, line in enumerate(lines, 1) if line.strip().startswith('"oneOf"'))
+    code, data = report("check", "--upgrade-drafts", "s.json")
+    (d,) = data["schemas"][0]["diagnostics"]
+    assert code == 1 and (d["code"], d["pointer"]) == ("one-of-not-exact", "/definitions/x/oneOf")
+    assert (d["line"], d["column"]) == (want, lines[want - 1].index('"oneOf"') + 1)
+    import yaml
+
+    write(tmp_path / "s.yaml", yaml.safe_dump(schema, sort_keys=False))
+    ylines = (tmp_path / "s.yaml").read_text().splitlines()
+    (y,) = report("check", "--upgrade-drafts", "s.yaml")[1]["schemas"][0]["diagnostics"]
+    assert y["pointer"] == "/definitions/x/oneOf" and ylines[y["line"] - 1].strip().startswith("oneOf:")

@@ -49,11 +49,37 @@ def test_importing_the_cli_loads_no_compiler_backend() -> None:
     assert out.stdout.strip() == "[]"
 
 
-def test_pre_commit_hook_definition() -> None:
+def test_pre_commit_hook_definitions_select_schema_files_by_name() -> None:
+    import re
+
     import yaml
 
-    (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
-    assert hook["id"] == "schemac-check"
-    assert hook["entry"] == "schemac check"
-    assert hook["language"] == "python"
-    assert hook["types_or"] == ["json", "yaml"]
+    hooks = {h["id"]: h for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
+    assert set(hooks) == {"schemac-check", "schemac-check-config"}
+    for hook in hooks.values():
+        assert hook["entry"] == "schemac check" and hook["language"] == "python"
+        assert any(d.startswith("pyyaml") for d in hook["additional_dependencies"])  # YAML schemas work
+    files = re.compile(hooks["schemac-check"]["files"])
+    for name in ("schemas/a.json", "api/schemas/v1/user.yaml", "schema/x.yml", "json-schema/b.json",
+                 "config.schema.json", "deep/in/order.schema.yaml"):
+        assert files.search(name), name
+    for name in ("package.json", "tsconfig.json", ".github/workflows/ci.yml", ".pre-commit-config.yaml",
+                 "myschemas.json", "schemas.json", "docs/schemas.md"):
+        assert not files.search(name), name
+    config = hooks["schemac-check-config"]
+    assert config["pass_filenames"] is False and "files" not in config
+
+
+def test_every_package_folder_is_installed() -> None:
+    """pyproject's explicit package list names every folder with an `__init__.py` (an unlisted
+    one is missing from the wheel: pre-commit's install of the hook then fails at import)."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    dirs = {"schemac": "schemac", **{name: folder for name, folder in config["package-dir"].items()}}
+    found = set()
+    for top, folder in dirs.items():
+        for init in (ROOT / folder).rglob("__init__.py"):
+            rel = init.parent.relative_to(ROOT / folder).parts
+            found.add(".".join((top, *rel)))
+    assert found == set(config["packages"])

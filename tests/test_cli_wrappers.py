@@ -55,12 +55,61 @@ def test_generate_passes_its_arguments_and_prints_the_valid_answer(tmp_path: Pat
     ((model_dir, artifact, prompt, max_new_tokens),) = fake.calls
     assert (model_dir, artifact.schema, prompt, max_new_tokens) == ("model", {"type": "object"}, "hi", 9)
     monkeypatch.setattr(hf, "generate", _Fake("length", None))
-    cut = run("generate", "--model", "model", "--schema", "s.yaml")
+    cut = run("generate", "--model", "model", "--schema", "s.yaml", "--prompt", "hi")
     assert cut.exit_code == 1 and cut.stdout == "" and "length" in cut.stderr
 
 
 def test_generate_reports_a_rejected_schema_with_its_location(tmp_path: Path) -> None:
     (tmp_path / "model").mkdir()
     write(tmp_path / "bad.json", REMOTE)
-    result = run("generate", "--model", "model", "--schema", "bad.json")
-    assert result.exit_code == 1 and "bad.json:5:7: error[remote-ref]" in result.stdout
+    result = run("generate", "--model", "model", "--schema", "bad.json", "--prompt", "hi")
+    assert result.exit_code == 1 and result.stdout.startswith("bad.json:5:7: error[remote-ref] ")
+
+
+def _without(monkeypatch: pytest.MonkeyPatch, *modules: str) -> None:
+    """Make the CLI's dependency check see `modules` as not installed."""
+    import importlib.util
+
+    import schemac.cli.extras as extras
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(extras, "find_spec", lambda name, *a: None if name in modules else real(name, *a))
+
+
+def test_generate_errors_are_sentences_not_tracebacks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "model").mkdir()
+    write(tmp_path / "s.json", {"type": "object"})
+    for prompt in ("", "   "):
+        empty = run("generate", "--model", "model", "--schema", "s.json", "--prompt", prompt)
+        assert empty.exit_code == 2 and "Invalid value for '--prompt'" in empty.stderr
+    missing = run("generate", "--model", "model", "--schema", "s.json")
+    assert missing.exit_code == 2 and "Missing option '--prompt'" in missing.stderr
+    _without(monkeypatch, "torch")
+    no_torch = run("generate", "--model", "model", "--schema", "s.json", "--prompt", "hi")
+    assert no_torch.exit_code == 2 and "Traceback" not in no_torch.output
+    assert no_torch.stderr == "Error: schemac generate needs torch, which is not installed: pip install torch\n"
+    _without(monkeypatch)
+    not_a_model = run("generate", "--model", "model", "--schema", "s.json", "--prompt", "hi")
+    assert not_a_model.exit_code == 2 and "--model model: cannot load the model" in not_a_model.stderr
+
+
+def test_conformance_without_its_extras_is_a_sentence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path / "suite.json", [])
+    _without(monkeypatch, "mistral_common")
+    result = run("conformance", "suite.json")
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert result.stderr == ("Error: schemac conformance needs mistral-common, which is not installed: "
+                             "pip install mistral-common\n")
+
+
+def test_conformance_outside_a_checkout_says_where_it_lives(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import schemac.cli.bench as bench
+
+    def absent(name: str) -> None:
+        raise ModuleNotFoundError(f"No module named {name!r}", name="benchmarks")
+
+    monkeypatch.setattr(bench.importlib, "import_module", absent)
+    monkeypatch.setattr(bench, "_CHECKOUT", tmp_path)  # no benchmarks/ beside the package
+    write(tmp_path / "suite.json", [])
+    result = run("conformance", "suite.json")
+    assert result.exit_code == 2 and "runs from a source checkout of schemac" in result.stderr

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from schemac import conformance
-from schemac.conformance import MASKBENCH, SUITE, SUITE_FORMAT, Case, CaseResult, EngineResult, Report
+from benchmarks import conformance
+from benchmarks.conformance import MASKBENCH, SUITE, SUITE_FORMAT, Case, CaseResult, EngineResult, Report
 
 DATA = Path(__file__).resolve().parent.parent / "testdata" / "conformance"
 PATHS = [DATA / "suite", DATA / "maskbench"]
@@ -55,7 +55,7 @@ def test_simple_schemas_compile_and_are_exact(report: Report) -> None:
 
 
 def test_text_and_json_outputs(report: Report) -> None:
-    text = report.to_text()
+    text = conformance.render_text(report)
     for needle in ("schemac", "llguidance", SUITE, SUITE_FORMAT, MASKBENCH, "invalidation errors", "unsupported-dialect"):
         assert needle in text
     data = json.loads(json.dumps(report.to_json()))
@@ -107,7 +107,7 @@ def test_reorder_follows_refs_and_branches() -> None:
         "allOf": [{"properties": {"a": {}}}, {"properties": {"b": {"$ref": "#/$defs/inner"}}}],
     }
     value = {"z": 0, "b": {"q": 1, "p": 2}, "a": 3}
-    out = conformance._reorder(value, schema, schema)
+    out = conformance.reorder_keys(value, schema, schema)
     assert list(out) == ["a", "b", "z"] and list(out["b"]) == ["p", "q"]
 
 
@@ -126,9 +126,9 @@ def test_cli_main_writes_json_with_the_tekken_vocabulary(tmp_path: Path, capsys:
 def test_engines_take_turns_compiling_first() -> None:
     """The second compile of a schema runs with warm caches: each engine goes first on about
     half the cases, and always the same half."""
-    from schemac.conformance import Case, _schemac_first
+    from benchmarks.conformance import Case, schemac_first
 
     cases = [Case(f"f{i}.json", 0, "maskbench", "", {}, []) for i in range(1000)]
-    first = [_schemac_first(c) for c in cases]
+    first = [schemac_first(c) for c in cases]
     assert 400 < sum(first) < 600
-    assert first == [_schemac_first(c) for c in cases]
+    assert first == [schemac_first(c) for c in cases]

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import schemac
+from schemac.artifact import FORMAT_VERSION
 from schemac.diagnostics import CODES, CompileError, Severity
 
 
@@ -141,7 +142,7 @@ def test_check_returns_diagnostics_without_raising() -> None:
 def test_artifact_json_is_plain_and_records_versions() -> None:
     art = schemac.compile({"type": "integer", "minimum": 0}, use_cache=False)
     data = json.loads(art.dumps())
-    assert data["format_version"] == 1
+    assert data["format_version"] == FORMAT_VERSION
     assert data["llguidance_version"] == "1.9.1"
     assert data["schema"] == {"type": "integer", "minimum": 0}
     assert len(data["key"]) == 64 and len(data["checksum"]) == 64

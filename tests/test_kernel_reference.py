@@ -10,11 +10,11 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from schemac.runtime.maskcall import prepare
 from schemac.runtime.masking import (
     apply_token_bitmask,
     apply_token_bitmask_reference,
     pack_bitmask,
-    prepare,
 )
 
 

@@ -77,7 +77,8 @@ def _build(case: tuple[Any, ...], seed: int) -> tuple[Any, Callable[[Any], Any],
 def _run_case(name: str) -> dict[str, Any]:
     import torch
 
-    from schemac.runtime.masking import apply_token_bitmask_reference, prepare
+    from schemac.runtime.maskcall import prepare
+    from schemac.runtime.masking import apply_token_bitmask_reference
     from schemac.runtime.triton.bitmask import apply_token_bitmask_triton, launch
 
     case = CASES[name]

@@ -1,4 +1,4 @@
-"""Lark emission for arrays (schemac.lark): exact both ways, rejection above unwritable nodes,
+"""Lark emission for arrays (schemac.emit.lark_writer): exact both ways, rejection above unwritable nodes,
 budget, and the JSON path untouched where no array needs Lark."""
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import schemac
 from grammar_harness import accepts
 from lower_passes_oracle import relower
 from schemac.budget import Limits
-from schemac.lark import MARK
+from schemac.lower.marks import MARK
 
 ATOMS = st.sampled_from([0, 1, 2, 3, 5, 6, 42, "a", "b", "c", True, None])
 VALUES = st.recursive(ATOMS, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
@@ -31,6 +31,8 @@ SCHEMAS = [
     {"type": "object", "properties": {"a": {"contains": {"const": "a"}}, "b": {"type": "integer"}},
      "required": ["b"], "additionalProperties": False},
     {"anyOf": [{"type": "string"}, {"contains": {"const": 2}, "minContains": 2}]},
+    {"patternProperties": {"^a": {"contains": {"const": 1}}}},  # open objects above: exact key terminals
+    {"type": "object", "properties": {"a": {"contains": {"const": 1}}}},
     {"$defs": {"t": {"anyOf": [{"type": "integer"}, {"type": "array", "items": {"$ref": "#/$defs/t"},
                                                     "contains": {"const": 0}}]}},
      "$ref": "#/$defs/t"},
@@ -71,20 +73,18 @@ def test_marked_and_fixpoint(schema):
 
 
 def test_json_path_kept_without_marks():
-    art = schemac.compile({"contains": {"const": 1}, "maxItems": 2}, use_cache=False)
+    art = schemac.compile({"contains": {"const": "a"}, "maxItems": 2}, use_cache=False)  # nothing needs Lark
     assert not _is_lark(art.grammar) and MARK not in json.dumps(art.lowered)
 
 
 @pytest.mark.parametrize("schema", [
-    {"patternProperties": {"^a": {"contains": {"const": 1}}}},  # open object above
-    {"type": "object", "properties": {"a": {"contains": {"const": 1}}}},  # additionalProperties not false
-    {"enum": [[i] for i in range(65)], "contains": {"const": 1}},  # enum beside, too many to enumerate
+    {"enum": [[i] for i in range(65)], "contains": {"const": 1}},  # the listed values, filtered exactly
     {"items": {"enum": [1, 2, 3]}, "uniqueItems": True, "contains": {"const": 1}},
 ])
-def test_unwritable_neighbourhood_rejected(schema):
-    with pytest.raises(schemac.CompileError) as err:
-        schemac.compile(schema, use_cache=False)
-    assert err.value.codes == ["contains-unbounded"]
+def test_once_unwritable_neighbourhood_now_exact(schema):
+    """Listed values beside a marked array are filtered by the final validator and written
+    exactly, so these no longer need rejecting."""
+    _check(schema, [[1], [2], [0], [1, 2], [2, 1], [1, 1], [2, 3], [3, 2, 1], [], "s"])
 
 
 def test_small_enum_beside_contains_is_enumerated():
@@ -118,3 +118,28 @@ def test_path_never_depends_on_the_budget_left():
     assert err.value.codes == ["budget-exhausted"]
     bounded = {"contains": {"const": 1}, "maxItems": 12, "minContains": 6}  # C(12, 6) = 924 > 256
     assert _is_lark(schemac.compile(bounded, use_cache=False).grammar)
+
+
+def _prefix_ok(grammar: str, text: str) -> bool:
+    """Whether the grammar lets generation continue through `text` (not necessarily stop there)."""
+    from llguidance import LLMatcher
+
+    from grammar_harness import _tokenizer
+
+    matcher = LLMatcher(_tokenizer(), grammar, log_level=0)
+    return bool(matcher.consume_tokens(list(text.encode()))) and not matcher.is_error()
+
+
+def test_unique_lark_form_keeps_item_constraints_and_has_no_dead_end():
+    """The Lark uniqueItems form offers only values the whole item schema admits (the pattern
+    drops g and h), and offers `, ` only while a value is left to follow."""
+    schema = {"items": {"enum": list("abcdefgh"), "pattern": "^[a-f]$"}, "uniqueItems": True}
+    art = schemac.compile(schema, use_cache=False)
+    assert _is_lark(art.grammar)
+    assert accepts(art.grammar, '["a", "f"]') and not accepts(art.grammar, '["g"]')
+    six = '["a", "b", "c", "d", "e", "f"'
+    assert accepts(art.grammar, six + "]") and not _prefix_ok(art.grammar, six + ",")
+    bounded = {"items": {"enum": list("abcdefgh")}, "uniqueItems": True, "maxItems": 7}
+    art = schemac.compile(bounded, use_cache=False)
+    seven = '["a", "b", "c", "d", "e", "f", "g"'
+    assert _is_lark(art.grammar) and accepts(art.grammar, seven + "]") and not _prefix_ok(art.grammar, seven + ",")

@@ -69,7 +69,7 @@ KEY_SETS = [dict.fromkeys(keys, 1) for n in range(len(KEYS) + 1) for keys in ite
 
 @settings(max_examples=60, deadline=None)
 @given(
-    dep=st.dictionaries(st.sampled_from(KEYS), st.lists(st.sampled_from(KEYS), max_size=3), max_size=5),
+    dep=st.dictionaries(st.sampled_from(KEYS), st.lists(st.sampled_from(KEYS), max_size=3, unique=True), max_size=5),
     required=st.lists(st.sampled_from(KEYS), max_size=2, unique=True),
     absent=st.sampled_from([None, *KEYS]),
     schemas=st.dictionaries(st.sampled_from(KEYS), st.sampled_from(DEPENDENT_SCHEMAS), max_size=3),

@@ -77,7 +77,7 @@ def test_random_operands_are_exact(operand: dict, data: st.DataObject) -> None:
         {"multipleOf": 3},
         {"type": "object", "additionalProperties": {"type": "string"}},
         {"type": "object", "patternProperties": {"^x": {"type": "string"}}},
-        {"type": "array", "items": {"type": "string"}},
+        {"type": "array", "prefixItems": [True], "items": {"type": "string"}},
         {"const": "x" * 300},
     ],
 )
@@ -219,3 +219,133 @@ def test_complement_stands_where_not_was() -> None:
     assert accepts(art.grammar, text_of({"c": 1, "b": "x"}))
     assert not accepts(art.grammar, text_of({"c": 0, "b": "x"}))
     assert not accepts(art.grammar, text_of({"b": "x", "c": 0}))
+
+
+@pytest.mark.parametrize("schema", [
+    {"not": {"type": "array", "items": {"type": "string"}}},
+    {"type": "array", "not": {"items": {"type": "string"}}},
+    {"type": "array", "not": {"items": {"enum": [1, 2]}}, "maxItems": 4},
+    {"oneOf": [{"type": "array", "items": {"type": "string"}}, {"type": "array", "items": {"type": "integer"}}]},
+])
+def test_complement_of_unbounded_items_is_contains(schema: dict) -> None:
+    """`not: {items: X}` on unbounded arrays (no prefixItems) is "some item breaks X": a `contains`
+    of X's complement, which the Lark array path enforces. Exact both ways on every array of up
+    to 3 items over a small value set (jsonschema is the oracle)."""
+    import itertools
+
+    import jsonschema
+
+    art = schemac.compile(schema, use_cache=False)
+    oracle = jsonschema.Draft202012Validator(schema)
+    atoms = [1, 2, 3, "a", None, 1.5, [], {}]
+    cases: list[object] = ["x", 1, {}, None]
+    for n in range(4):
+        cases += [list(c) for c in itertools.product(atoms, repeat=n)]
+    for value in cases:
+        assert accepts(art.grammar, text_of(value)) == oracle.is_valid(value), value
+
+
+def _lowered(schema: dict) -> object:
+    from lower_passes_oracle import relower
+
+    return relower(schema)
+
+
+def _arrays(atoms: list, longest: int = 3) -> list:
+    import itertools
+
+    return [list(c) for n in range(longest + 1) for c in itertools.product(atoms, repeat=n)]
+
+
+@pytest.mark.parametrize("bound", [{"maxItems": 3}, {}], ids=["bounded", "unbounded"])
+def test_item_complement_is_taken_per_position(bound: dict) -> None:
+    """Position 0's domain (a: integer) made `¬{a: string}` just "has a"; that complement must
+    not be reused at position 1, where `{"a": "x"}` satisfies the operand. Lowered ≡ original
+    on every array of up to 3 items over the atoms (jsonschema decides both)."""
+    import jsonschema
+
+    schema = {"type": "array", "prefixItems": [{"type": "object", "properties": {"a": {"type": "integer"}}}],
+              "not": {"items": {"type": "object", "properties": {"a": {"type": "string"}}}}, **bound}
+    original, lowered = jsonschema.Draft202012Validator(schema), jsonschema.Draft202012Validator(_lowered(schema))
+    for value in _arrays([{}, {"a": 1}, {"a": "x"}, 1]):
+        assert original.is_valid(value) == lowered.is_valid(value), value
+    assert not lowered.is_valid([{}, {"a": "x"}])
+
+
+def test_item_complement_needing_another_domain_is_refused() -> None:
+    """At position 1 no domain says `a` is a number, so `¬integer` there needs the non-integer
+    numbers: refused, not approximated with position 0's complement."""
+    schema = {"type": "array", "prefixItems": [{"type": "object", "properties": {"a": {"type": "string"}}}],
+              "maxItems": 3, "not": {"items": {"type": "object", "properties": {"a": {"type": "integer"}}}}}
+    with pytest.raises(CompileError) as info:
+        schemac.compile(schema, use_cache=False)
+    assert info.value.codes == ["not-exact"]
+
+
+def test_complement_of_numbers_on_the_issue_example() -> None:
+    """`items: {not: {enum: [null, 0, 0.5]}}` lowers to open ranges around 0 and 0.5, which
+    llguidance's own keywords got wrong (`[0]` admitted); the emitted lexemes are exact."""
+    art = schemac.compile({"type": "array", "items": {"not": {"enum": [None, 0, 0.5]}}}, use_cache=False)
+    for text, ok in [("[0]", False), ("[0.0]", False), ("[0.5]", False), ("[0.50]", False), ("[null]", False),
+                     ("[0.25]", True), ("[-0.1]", True), ("[1]", True), ("[0.51]", True), ("[\"a\"]", True)]:
+        assert accepts(art.grammar, text) == ok, text
+
+
+def test_number_complements_are_exact_past_doubles() -> None:
+    """Values and bounds are compared as the decimals they spell: 1e23 and 10**23 are one point
+    (as floats they differ), an integer range rounds 1e23 to 10**23 exactly, and integers past
+    2^53 are complemented instead of refused."""
+    from schemac.lower.negation_domain import Domain
+    from schemac.lower.negation_numbers import int_range, not_numbers
+
+    assert not_numbers([1e23, 10 ** 23], Domain()) == [
+        {"type": "number", "exclusiveMaximum": 1e23}, {"type": "number", "exclusiveMinimum": 1e23}]
+    assert int_range({"minimum": 1e23, "exclusiveMaximum": 2.5}) == (10 ** 23, 2)
+    art = schemac.compile({"type": "integer", "not": {"const": 9007199254740993}}, use_cache=False)
+    for text, ok in [("9007199254740993", False), ("9007199254740992", True), ("9007199254740994", True)]:
+        assert accepts(art.grammar, text) == ok, text
+    art = schemac.compile({"type": "integer", "not": {"multipleOf": 0.5, "minimum": 0}}, use_cache=False)
+    assert not accepts(art.grammar, "7")  # every integer is a multiple of 0.5
+
+
+def _literal_forms(text: str) -> list[tuple[dict, object]]:
+    """(schema, which strings it admits) for each way a literal is complemented."""
+    escaped = "".join("\\" + c if c in "^$\\.*+?()[]{}|/" else c for c in text)
+    return [
+        ({"type": "string", "not": {"const": text}}, lambda s: s != text),
+        ({"type": "string", "not": {"pattern": f"^{escaped}$"}}, lambda s: s != text),
+        ({"type": "string", "not": {"pattern": f"^{escaped}"}}, lambda s: not s.startswith(text)),
+    ]
+
+
+@pytest.mark.parametrize("text", ["", "a", "ab", "b\na", "aab"])
+def test_flat_literal_complement_is_exact_on_a_short_alphabet(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The flat form (`literal_complement`), forced on short literals: every string over the
+    literal's alphabet up to two characters longer, through the compiled grammar."""
+    import itertools
+
+    from schemac.lower import negation, negation_strings
+
+    monkeypatch.setattr(negation_strings, "FLAT_FROM", 0)
+    monkeypatch.setattr(negation, "FLAT_FROM", 0)
+    strings = ["".join(p) for n in range(len(text) + 3) for p in itertools.product("ab\n", repeat=n)]
+    for schema, admits in _literal_forms(text):
+        try:
+            art = schemac.compile(schema, use_cache=False)
+        except CompileError as exc:  # `^` alone: every string matches it
+            assert exc.codes == ["unsatisfiable"] and not any(admits(s) for s in strings)
+            continue
+        assert "maxLength" in str(art.lowered) or not text  # the flat form's length branch
+        for s in strings:
+            assert accepts(art.grammar, text_of(s)) == admits(s), (schema, s)
+
+
+def test_literal_complement_at_256_characters() -> None:
+    """256 characters (past llguidance's nesting limit for the trie form) compile and are exact
+    on the literal, its prefixes, extensions and one-character changes at every 17th position."""
+    text = "".join("abc xyz,.é-"[(i * 7) % 11] for i in range(256))
+    others = [text[:-1], text + "q", "", text[:128], *(text[:i] + "#" + text[i + 1:] for i in range(0, 256, 17))]
+    for schema, admits in _literal_forms(text):
+        art = schemac.compile(schema, use_cache=False)
+        for s in [text, *others]:
+            assert accepts(art.grammar, text_of(s)) == admits(s), (schema, s[:20])

@@ -41,3 +41,36 @@ def test_rejects_what_has_no_exact_form(schema):
     with pytest.raises(schemac.CompileError) as err:
         schemac.compile(schema, use_cache=False)
     assert err.value.codes == ["property-names-not-exact"]
+
+
+#: (name pattern, listed key, whether ECMA-262 matches): listed keys were once judged by raw RE2
+ECMA_KEYS = [
+    ("^.$", "\r", False), ("^.$", "\u2028", False), ("^.$", "\U0001f600", True), ("^\\S$", "\r", False),
+    ("^\\S$", "\u00a0", False), ("^\\S$", "\ufeff", False), ("^\\s$", "\u0085", False), ("^\\d$", "\u0663", False),
+    ("^\\w$", "\u00e9", False), ("^a$", "a\n", False), ("^[^]$", "\n", True), ("^.$", "\u00a0", True),
+]
+
+
+@pytest.mark.parametrize("pattern, key, matches", ECMA_KEYS)
+def test_listed_keys_have_ecma_meaning(pattern: str, key: str, matches: bool) -> None:
+    """The lowered form, the final validator and the grammar agree with ECMA-262 on a listed key."""
+    from grammar_harness import accepts
+    from schemac.validate import FinalValidator
+
+    schema = {"propertyNames": {"pattern": pattern}, "properties": {key: {}}}
+    art = schemac.compile(schema, use_cache=False)
+    assert (art.lowered["properties"][key] is not False) is matches
+    assert FinalValidator(schema).is_valid({key: 1}) is matches
+    assert accepts(art.grammar, text({key: 1})) is matches
+
+
+def text(value: object) -> str:
+    import json
+
+    return json.dumps(value, ensure_ascii=False)
+
+
+def test_enum_names_have_ecma_meaning() -> None:
+    schema = {"propertyNames": {"enum": ["\r", "a"], "pattern": "^.$"}, "patternProperties": {"\\s": {"type": "integer"}}}
+    lowered = schemac.compile(schema, use_cache=False).lowered
+    assert lowered["properties"] == {"a": True} and lowered["additionalProperties"] is False

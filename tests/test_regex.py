@@ -149,7 +149,7 @@ def test_ecma_meaning() -> None:
 # llguidance JSON-quotes a byte set holding all of U+0000-U+001F (or all but U+000A) with a
 # shortcut that admits the escapes \" and \\ whatever the set holds, and it merges the
 # single-character alternatives of an alternation into one byte set first. `translate` splits such
-# classes (see schemac/regex.py) and refuses, for user and lowering patterns, what it cannot split.
+# classes (see schemac/regex/guard.py) and refuses, for user and lowering patterns, what it cannot split.
 
 #: JSON string bodies (between the quotes) built from these pieces, alone and in pairs
 _PIECES = ["a", "x", "/", "\x7f", "é", '"', "\\", '\\"', "\\\\", "\\/", "\\n", "\\b", "\\u0000", "\\u000A",
@@ -290,11 +290,52 @@ def test_llguidance_refusal_is_located_after_the_grammar_check(monkeypatch: pyte
     beforehand). The refusal is simulated: no ECMA pattern that RE2 takes is known to fail."""
     import schemac
     import schemac.regex
+    import schemac.regex.check
 
     real = schemac.regex.translate
-    monkeypatch.setattr(schemac.regex, "translate", lambda p: "(" if p == "^b+$" else real(p))
+    fake = lambda p: "(" if p == "^b+$" else real(p)  # noqa: E731
+    monkeypatch.setattr(schemac.regex, "translate", fake)  # what emit gives llguidance
+    monkeypatch.setattr(schemac.regex.check, "translate", fake)  # what the locator re-checks
     schema = {"type": "object", "properties": {"x": {"type": "string", "pattern": "^b+$"},
                                                "y": {"type": "string", "pattern": "^a+$"}}}
     with pytest.raises(CompileError) as info:
         schemac.compile(schema, use_cache=False)
     assert [(d.code, d.pointer) for d in info.value.diagnostics] == [("unsupported-regex", "/properties/x/pattern")]
+    expired = Budget(Limits(deadline_s=0.0, native_reserve_s=0.0))
+    assert [d.pointer for d in llguidance_pattern_errors(schema)] == ["/properties/x/pattern"]
+    assert llguidance_pattern_errors(schema, expired) == []  # past the deadline: no more llguidance checks
+
+
+# ---- the one semantics, checked exhaustively against an independent ECMA-262 engine ---------
+
+from ecma_oracle import ALPHABET, CATALOGUE, SHORT_ALPHABET, node_available, node_verdicts, strings  # noqa: E402
+
+needs_node = pytest.mark.skipif(not node_available(), reason="node (the independent ECMA-262 oracle) is not installed")
+
+
+@needs_node
+@pytest.mark.parametrize("alphabet, max_len", [(ALPHABET, 2), (SHORT_ALPHABET, 3)], ids=["len2", "len3"])
+def test_ecma_search_agrees_with_node(alphabet: list[str], max_len: int) -> None:
+    """`ecma_search` (RE2 on the translation) answers as node's `RegExp(p, "u").test` does, for
+    every catalogue pattern and every string up to `max_len` over the tricky alphabet."""
+    from schemac.regex import ecma_search
+
+    words = strings(alphabet, max_len)
+    verdicts = node_verdicts(CATALOGUE, alphabet, max_len)
+    wrong = []
+    for pattern in CATALOGUE:
+        expected = verdicts[pattern]
+        assert expected is not None, f"not a valid u-flag pattern: {pattern!r}"
+        wrong += [(pattern, w) for w, e in zip(words, expected) if ecma_search(pattern, w) is not e]
+    assert wrong == []
+
+
+def test_ecma_search_contract() -> None:
+    from schemac.regex import ecma_search
+
+    assert ecma_search("b", "abc") and not ecma_search("^b", "abc")  # a search, not a full match
+    assert not ecma_search("[^]", "\ud800")  # a lone surrogate matches nothing
+    with pytest.raises(PatternError):
+        ecma_search("(?=a)", "a")
+    with pytest.raises(PatternError):
+        ecma_search("(?:.{1000})" * 40, "a")  # past RE2's program limit

@@ -51,3 +51,68 @@ def test_generate_is_valid_whatever_the_weights(model_dir, seed_prompt):
 def test_generate_reports_length_when_capped(model_dir):
     out = generate(model_dir, SCHEMA, "go", max_new_tokens=3)
     assert out.outcome.status == "length"
+
+
+def _engine_and_model(model_dir):
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from schemac.runtime import Engine
+
+    tok = AutoTokenizer.from_pretrained(model_dir)
+    model = AutoModelForCausalLM.from_pretrained(model_dir).eval()
+    engine = Engine.from_hf(tok, lm_head_size=model.get_output_embeddings().weight.shape[0], config_vocab_size=model.config.vocab_size)
+    return tok, model, engine
+
+
+def test_one_state_per_returned_sequence(model_dir):
+    import torch
+
+    import schemac
+    from schemac.runtime import RequestOptions, SchemaLogitsProcessor, finalize_request
+
+    tok, model, engine = _engine_and_model(model_dir)
+    art = schemac.compile(SCHEMA)
+    prompt = tok("Answer in JSON:", return_tensors="pt")["input_ids"]
+    eos = list(engine.tokenizer.eos_ids)
+
+    def run(states, **kw):
+        torch.manual_seed(3)
+        with torch.no_grad():
+            return model.generate(prompt, attention_mask=torch.ones_like(prompt), max_new_tokens=40, do_sample=True,
+                                  logits_processor=[SchemaLogitsProcessor(engine, states)], eos_token_id=eos,
+                                  pad_token_id=eos[0], **kw)
+
+    one = engine.admit(art, RequestOptions(engine.tokenizer.fingerprint))
+    with pytest.raises(ValueError, match="num_return_sequences"):
+        run([one], num_return_sequences=2)  # the second sequence would go unconstrained
+    one.release()
+    states = [engine.admit(art, RequestOptions(engine.tokenizer.fingerprint)) for _ in range(3)]
+    out = run(states, num_return_sequences=3)
+    for row, state in zip(out[:, prompt.shape[1] :].tolist(), states):
+        tokens = row[: row.index(eos[0]) + 1] if eos[0] in row else row
+        assert state.error is None and state.acknowledged >= 1  # every row drove its own state
+        if tokens[-1] == eos[0]:
+            value = finalize_request(state, "stop").value
+            assert FinalValidator(SCHEMA).errors(value) == []
+        state.release()
+
+
+def test_reordered_rows_are_refused(model_dir):
+    import torch
+
+    import schemac
+    from schemac.runtime import RequestOptions, SchemaLogitsProcessor
+
+    _, _, engine = _engine_and_model(model_dir)
+    art = schemac.compile(SCHEMA)
+    states = [engine.admit(art, RequestOptions(engine.tokenizer.fingerprint)) for _ in range(2)]
+    proc = SchemaLogitsProcessor(engine, states)
+    scores = torch.zeros(2, engine.lm_head_size)
+    ids = torch.tensor([[5, 6], [5, 6]])
+    proc(ids, scores.clone())
+    step = torch.tensor([[5, 6, 1123], [5, 6, 1123]])
+    proc(step, scores.clone())
+    with pytest.raises(ValueError, match="beam search"):
+        proc(torch.tensor([[5, 7, 1123, 1123], [5, 6, 1123, 1123]]), scores.clone())  # beams reordered
+    for s in states:
+        s.release()

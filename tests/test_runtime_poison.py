@@ -37,9 +37,21 @@ def tok() -> Any:
     return tekken_tokenizer(vocab_size=VOCAB)
 
 
+# The grammar is fixed here rather than compiled: these tests are about the runtime's handling
+# of a broken shared lexer, and must not depend on how the compiler spells the pattern.
+_WS = r"\\x{9}-\\x{D}\\x{20}\\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}-\\x{2029}\\x{202F}\\x{205F}\\x{3000}\\x{FEFF}"
+GRAMMAR = (
+    '{"grammars":[{"json_schema":{"type": "object", "properties": {"s": {"type": "string", "pattern": '
+    f'"^(?:[^{_WS}]+[{_WS}]+){{0,49}}[^{_WS}]+$", "maxLength": 500}}}}, "required": ["s"], '
+    '"additionalProperties": false,"x-guidance":{"whitespace_flexible": false, "item_separator": ", ?", '
+    '"key_separator": ": ?", "coerce_one_of": false, "lenient": false}}}]}'
+)
+
+
 @lru_cache(maxsize=None)
 def art() -> Artifact:
-    return schemac.compile(SCHEMA)
+    return Artifact(key="poison-fixed", dialect="2020-12", source_dialect="2020-12", schema=SCHEMA, lowered=SCHEMA,
+                    grammar=GRAMMAR, options={})
 
 
 def enc(text: str) -> list[int]:

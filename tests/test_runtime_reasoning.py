@@ -135,3 +135,61 @@ def test_eos_inside_reasoning_is_an_error_not_an_answer():
     with pytest.raises(StructuredOutputError) as exc:
         finalize_request(s, "stop")
     assert exc.value.code == "answer-missing"
+
+
+@lru_cache(maxsize=None)
+def wide_engine() -> Engine:
+    """30k tekken ranks: enough for tokens that start with `>` and carry more (`>{`, `></`)."""
+    return Engine.from_hf(tekken_tokenizer(vocab_size=1000 + 29000, added_tokens=["<think>", "</think>"]), lm_head_size=30002)
+
+
+def byte_prefix_ok(grammar: str, data: bytes) -> bool:
+    """Independent oracle: `data` is a valid grammar prefix under a one-byte-per-token vocabulary."""
+    import llguidance
+    from grammar_harness import _tokenizer
+
+    m = llguidance.LLMatcher(_tokenizer(), grammar, log_level=0)
+    return m.validate_tokens(list(data)) == len(data)
+
+
+def test_token_crossing_the_end_marker_must_carry_valid_answer_bytes():
+    eng = wide_engine()
+    hf_ids = lambda text: eng.tokenizer.ll.tokenize_str(text)  # noqa: E731
+    art = schemac.compile(SCHEMA)
+    s = eng.admit(art, RequestOptions(eng.tokenizer.fingerprint, tuple(hf_ids("[INST] go [/INST]<think>")), CFG))
+    s.wait_ready(30)
+    for piece in ("ok ", "</", "think"):
+        assert s.commit(hf_ids(piece))
+    assert s.in_reasoning
+    bm = eng.allocate_bitmask(1)
+    eng.fill(bm, [(s, 0, ())])
+    tokens = eng.tokenizer.tokens
+    crossing = {i: b">" + tokens[i][1:] for i in range(eng.tokenizer.vocab_size) if tokens[i].startswith(b">")}
+    assert crossing
+    for i, t in crossing.items():
+        after = t[1:].lstrip(b" \t\n\r")
+        expected = not after or byte_prefix_ok(art.grammar, after)
+        assert bool((int(bm[0, i // 32]) >> (i % 32)) & 1) == expected, t
+    others = [i for i in range(eng.tokenizer.vocab_size) if i not in crossing]
+    assert all((int(bm[0, i // 32]) >> (i % 32)) & 1 for i in others)  # the rest stays free
+    brace, bad = tokens.index(b">{"), tokens.index(b"></")
+    got = eng.allocate_bitmask(2)
+    eng.fill(got, [(s, 0, [bad])])
+    assert torch.equal(got[1], eng.filler.stop)  # the issue's `></` after `</think` ends the drafts
+    assert s.commit([brace]) and not s.in_reasoning and s.answer == "{"
+    assert s.commit(hf_ids('"s": "x"}')) and s.is_accepting()
+
+
+def test_marker_text_in_user_content_does_not_open_a_block():
+    assert not admit("[INST] what does <think> mean? [/INST]").in_reasoning
+    assert not admit("[INST] <think> [/INST] sure").in_reasoning
+    assert admit("[INST] x [/INST]<think>\n").in_reasoning
+
+
+def test_template_state_wins_over_prompt_text():
+    eng = engine()
+    for prompt, started in [("[INST] go [/INST]", True), ("[INST] go [/INST]<think>", False)]:
+        s = eng.admit(schemac.compile(SCHEMA), RequestOptions(eng.tokenizer.fingerprint, tuple(enc(prompt)), CFG, reasoning_started=started))
+        s.wait_ready(30)
+        assert s.in_reasoning is started
+        s.release()

@@ -123,11 +123,13 @@ def test_rollback_only_unacknowledged():
     s.rollback(2)
     assert s.pending == 1
     assert torch.equal(rows(s), sequential_from(GOOD[:5], []))
-    with pytest.raises(ValueError):
-        s.rollback(2)  # only one token is unacknowledged
     s.rollback()
     assert torch.equal(rows(s), sequential_from(GOOD[:4], []))
     assert s.answer == tok().decode(GOOD[:4])
+    s.accept(GOOD[4:5])
+    s.rollback(2)  # only one token is unacknowledged: the request ends, nothing raises
+    assert s.error is not None and s.error.code == "rollback-past-acknowledged"
+    assert s.terminated and s.pending == 0 and s.acknowledged == 4
 
 
 def test_commit_acknowledges_pending_and_replays_on_divergence():

@@ -120,6 +120,8 @@ def test_import_is_cheap():
     code = (
         "import sys, schemac.runtime as r\n"
         "from schemac.runtime import engine, request, batch, hf, adapters, final, limits, loader, tokenizer\n"
+        "from schemac.runtime import midtext, logprobs, distributed, sentencepiece, masking, maskcall, buffers\n"
+        "from schemac.runtime.triton import bitmask\n"
         "print([m for m in ('llguidance', 'torch', 'transformers', 're2') if m in sys.modules])"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -182,7 +182,7 @@ def apply_token_bitmask_triton(
     Works on CUDA tensors and, with ``TRITON_INTERPRET=1`` set before this module's kernel is
     built, on CPU tensors (how the tests check it against the CPU reference).
     """
-    from ..masking import prepare
+    from ..maskcall import prepare
 
     call = prepare(logits, bitmask, rows, vocab_size)
     launch(logits, bitmask, call.rows, call.n_rows, call.vocab_size)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from schemac.diagnostics import reject
 from schemac.schema import SUBSCHEMA_KEYWORDS, child_pointer, iter_subschemas
 
-#: Default limits (see DESIGN.md): entries are generated anyOf branches, enum members and array
+#: Default limits (see docs/design.md): entries are generated anyOf branches, enum members and array
 #: alternatives; evaluations are finite-domain candidates checked with the validator.
 DEFAULT_LIMITS: dict[str, int] = {
     "entries": 256,

@@ -5,6 +5,11 @@ is one module with one `lower(node, ctx) -> Schema` function that handles its co
 returns a node without it (lowering anything it generates through `ctx.lower`). The last pass,
 `supported`, rejects any keyword still present that llguidance would not enforce, which is what
 makes "no constraint is silently ignored" hold whatever the earlier passes do.
+
+A node whose lowering as written finds no exact complement (`not-exact`, `if-not-exact`,
+`one-of-not-exact`) gets a second chance in an equivalent shape (`_reshaped`): the enum of its
+values when its domain is finite, negation normal form (`normal_form`), or its properties' bounds
+copied into its guards (`guard_context`). Each is an equivalence, so exactness never depends on it.
 """
 from __future__ import annotations
 
@@ -17,8 +22,11 @@ from schemac.lower import (
     contains,
     dependencies,
     format_patterns,
+    guard_context,
     intersection,
     negation,
+    negation_domain,
+    normal_form,
     one_of,
     productive,
     property_names,
@@ -99,6 +107,40 @@ def lower_node(node: Schema, ctx: LowerContext) -> Schema:
         short = finite_form(node, ctx)
         if short is not None:
             return short
+    try:
+        return _lower_written(node, ctx)
+    except CompileError as exc:
+        if _SHAPE_CODES.isdisjoint(exc.codes):
+            raise
+        return _reshaped(node, ctx, exc)
+
+
+def _reshaped(node: dict[str, Any], ctx: LowerContext, exc: CompileError) -> Schema:
+    """`node`, whose lowering as written found no exact complement, lowered in an equivalent
+    shape: in negation normal form, as the enum of its finitely many values, or with its
+    properties' bounds copied into the guards that test them; `exc` when none of them works
+    (or the rewrite's own error when that is not about exactness, such as the budget)."""
+    finite = negation_domain.enumerated(node, ctx)
+    if finite is not None:
+        return finite if isinstance(finite, bool) or not _REFERRING & finite.keys() else lower_node(finite, ctx)
+    for rewrite in (normal_form.normalise, guard_context.contextualise):
+        other = rewrite(node)
+        if other is None:
+            continue
+        try:
+            return lower_node(other, ctx)
+        except CompileError as again:
+            if _SHAPE_CODES.isdisjoint(again.codes):
+                raise  # e.g. the budget: the rewrite would compile with more
+    raise exc  # reported as written
+
+
+_REFERRING = frozenset({"$ref", "allOf"})
+#: Rejections a node may escape by a rewrite of its shape (`normal_form`).
+_SHAPE_CODES = frozenset({"not-exact", "if-not-exact", "one-of-not-exact"})
+
+
+def _lower_written(node: dict[str, Any], ctx: LowerContext) -> Schema:
     member = one_of.lone_member(node)
     if member is None:
         return _lower_object(node, ctx)

@@ -7,24 +7,22 @@ Negation, conditionals and oneOf need proofs ("these branches never accept the s
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 from typing import Any, Iterable
 
 from schemac.lower.context import LowerContext
+from schemac.numbers import exact, is_integral
 from schemac.schema import TYPES, Schema, ref_name
 
 #: Base JSON types (integer is a subset of number and appears only in `Types.integer_only`).
 BASE_TYPES: frozenset[str] = frozenset(TYPES)
-#: Numbers at most this large in magnitude convert to IEEE doubles exactly (llguidance bounds are f64).
-EXACT_INT = 2**53
-
-
 def base_type(value: Any) -> str:
     """The JSON type of a Python JSON value ('number' for ints and floats; bool is boolean)."""
     if value is None:
         return "null"
     if isinstance(value, bool):
         return "boolean"
-    if isinstance(value, (int, float)):
+    if isinstance(value, (int, float, Decimal)):
         return "number"
     if isinstance(value, str):
         return "string"
@@ -37,7 +35,7 @@ def base_type(value: Any) -> str:
 
 def is_integer(value: Any) -> bool:
     """JSON Schema's integer: any number with zero fractional part (1.0 is an integer)."""
-    return base_type(value) == "number" and (isinstance(value, int) or (math.isfinite(value) and value == int(value)))
+    return base_type(value) == "number" and is_integral(value)
 
 
 def json_equal(a: Any, b: Any) -> bool:
@@ -49,6 +47,8 @@ def json_equal(a: Any, b: Any) -> bool:
         return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b))
     if ta == "object":
         return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
+    if ta == "number":  # as the decimals they spell: 1e23 == 10**23, though not as a double
+        return exact(a) == exact(b)
     return bool(a == b)
 
 
@@ -186,28 +186,74 @@ def accepted_values(node: Schema, values: list[Any], ctx: LowerContext) -> list[
     return [v for v in values if validator.is_valid(v)]
 
 
-def _interval(node: dict[str, Any]) -> tuple[float, bool, float, bool]:
-    """(low, low_inclusive, high, high_inclusive) of a node's own numeric bounds."""
-    lo, lo_inc, hi, hi_inc = -math.inf, False, math.inf, False
+def interval(node: dict[str, Any]) -> tuple[Any, bool, Any, bool]:
+    """(low, low_inclusive, high, high_inclusive) of a node's own numeric bounds, as exact values;
+    None for an absent side."""
+    lo: Any = None
+    hi: Any = None
+    lo_inc = hi_inc = False
     if "minimum" in node:
-        lo, lo_inc = node["minimum"], True
-    if "exclusiveMinimum" in node and node["exclusiveMinimum"] >= lo:
-        lo, lo_inc = node["exclusiveMinimum"], False
+        lo, lo_inc = exact(node["minimum"]), True
+    if "exclusiveMinimum" in node and (lo is None or exact(node["exclusiveMinimum"]) >= lo):
+        lo, lo_inc = exact(node["exclusiveMinimum"]), False
     if "maximum" in node:
-        hi, hi_inc = node["maximum"], True
-    if "exclusiveMaximum" in node and node["exclusiveMaximum"] <= hi:
-        hi, hi_inc = node["exclusiveMaximum"], False
+        hi, hi_inc = exact(node["maximum"]), True
+    if "exclusiveMaximum" in node and (hi is None or exact(node["exclusiveMaximum"]) <= hi):
+        hi, hi_inc = exact(node["exclusiveMaximum"]), False
     return lo, lo_inc, hi, hi_inc
 
 
+#: A context's finite value set is used (each member checked with the validator) up to this size.
+MAX_DOMAIN_VALUES = 64
+
+
+def finite_of_types(
+    types: frozenset[str], integers: bool, members: tuple[dict[str, Any], ...]
+) -> list[Any] | None:
+    """Every value of `types` within the members' numeric bounds, when that set is finite and
+    at most MAX_DOMAIN_VALUES long (a superset of the context's instances); None otherwise."""
+    if not types <= {"null", "boolean", "number"}:
+        return None
+    out: list[Any] = ([None] if "null" in types else []) + ([False, True] if "boolean" in types else [])
+    if "number" in types:
+        ints = _integers_between(members) if integers else None
+        if ints is None:
+            return None
+        out.extend(ints)
+    return out if len(out) <= MAX_DOMAIN_VALUES else None
+
+
+def _integers_between(members: tuple[dict[str, Any], ...]) -> list[int] | None:
+    """The integers every member's own bounds admit (exact arithmetic), if few; else None."""
+    lo: int | None = None
+    hi: int | None = None
+    for m in members:
+        try:
+            m_lo, lo_inc, m_hi, hi_inc = interval(m)
+        except (TypeError, ValueError):  # a malformed bound proves nothing
+            continue
+        if m_lo is not None:
+            first = math.ceil(exact(m_lo)) if lo_inc or m_lo != math.floor(m_lo) else math.floor(m_lo) + 1
+            lo = first if lo is None else max(lo, first)
+        if m_hi is not None:
+            last = math.floor(exact(m_hi)) if hi_inc or m_hi != math.ceil(m_hi) else math.ceil(m_hi) - 1
+            hi = last if hi is None else min(hi, last)
+    if lo is None or hi is None or hi - lo + 1 > MAX_DOMAIN_VALUES:
+        return None
+    return list(range(lo, hi + 1))
+
+
 def _ranges_disjoint(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    alo, alo_inc, ahi, ahi_inc = _interval(a)
-    blo, blo_inc, bhi, bhi_inc = _interval(b)
-    if ahi < blo or bhi < alo:
-        return True
-    if ahi == blo and not (ahi_inc and blo_inc):
-        return True
-    return bhi == alo and not (bhi_inc and alo_inc)
+    alo, alo_inc, ahi, ahi_inc = interval(a)
+    blo, blo_inc, bhi, bhi_inc = interval(b)
+    return _apart(ahi, ahi_inc, blo, blo_inc) or _apart(bhi, bhi_inc, alo, alo_inc)
+
+
+def _apart(hi: Any, hi_inc: bool, lo: Any, lo_inc: bool) -> bool:
+    """Whether every number at most `hi` lies below every number at least `lo`."""
+    if hi is None or lo is None:
+        return False
+    return hi < lo or (hi == lo and not (hi_inc and lo_inc))
 
 
 def _required(node: dict[str, Any]) -> set[str]:
@@ -224,10 +270,10 @@ def forbids(node: dict[str, Any], key: str) -> bool:
         return props[key] is False
     if node.get("additionalProperties") is not False:
         return False
-    from schemac.regex import PatternError, compile_re2
+    from schemac.regex import PatternError, ecma_search
 
     try:
-        return not any(compile_re2(p).search(key) for p in node.get("patternProperties", {}))
+        return not any(ecma_search(p, key) for p in node.get("patternProperties", {}))
     except PatternError:  # a pattern RE2 cannot run proves nothing (the regex check reports it)
         return False
 
@@ -261,7 +307,7 @@ def required_keys(node: Schema, ctx: LowerContext | None) -> frozenset[str]:
 def _property_schemas(members: list[dict[str, Any]], key: str) -> list[Schema]:
     """Every schema that `members` apply to property `key`'s value: its `properties` entry and
     each `patternProperties` entry whose pattern matches the key."""
-    from schemac.regex import PatternError, compile_re2
+    from schemac.regex import PatternError, ecma_search
 
     out: list[Schema] = []
     for m in members:
@@ -271,7 +317,7 @@ def _property_schemas(members: list[dict[str, Any]], key: str) -> list[Schema]:
         patterns = m.get("patternProperties")
         for pattern, sub in patterns.items() if isinstance(patterns, dict) else ():
             try:
-                if compile_re2(pattern).search(key):
+                if ecma_search(pattern, key):
                     out.append(sub)
             except PatternError:  # proves nothing; the regex check reports the pattern
                 continue
@@ -363,7 +409,7 @@ _LITERAL = frozenset({"const", "enum"})
 
 #: Keywords whose presence under a literal-bounded node makes enumeration worth a validator run:
 #: without them the node is already in a form llguidance takes (and stays a lowering fixpoint).
-_ENUMERATION_PAYS = frozenset(
+ENUMERATION_PAYS = frozenset(
     {
         "not", "if", "then", "else", "oneOf", "uniqueItems", "contains", "minContains", "maxContains",
         "dependentRequired", "dependentSchemas", "dependencies", "propertyNames",
@@ -386,7 +432,7 @@ def finite_form(node: Schema, ctx: LowerContext) -> Schema | None:
     bounded = [node] if _LITERAL & node.keys() else []
     if not bounded and isinstance(members, list):
         bounded = [m for m in members if isinstance(m, dict) and _LITERAL & m.keys()][:1]
-    if not bounded or not has_keyword(node, _ENUMERATION_PAYS):
+    if not bounded or not has_keyword(node, ENUMERATION_PAYS):
         return None
     vals = finite_values(bounded[0])
     if vals is None or len(vals) > MAX_FINITE_VALUES or not evaluable(node) or "1e" in repr(vals).lower():

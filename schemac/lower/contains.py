@@ -10,7 +10,7 @@ Exact forms, by case:
   with a maximum, anyOf over the exact set of matching positions, the others taking the
   complement of the contains schema (from the negation pass).
 Unbounded arrays (and bounded ones needing more than `MAX_BRANCHES` alternatives) have no
-practical JSON-Schema form: they keep their keywords plus `schemac.lark.MARK` and are written
+practical JSON-Schema form: they keep their keywords plus `schemac.lower.marks.MARK` and are written
 as Lark rules by the emitter, which rejects (`contains-unbounded`) where it cannot.
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ from math import comb
 from typing import Any
 
 from schemac.diagnostics import reject
-from schemac.lark import MARK
+from schemac.lower.marks import MARK, MAX_ARRAY_STATES
 from schemac.lower.context import LowerContext
 from schemac.schema import Schema, child_pointer
 
@@ -88,15 +88,30 @@ def _positions(node: dict[str, Any]) -> tuple[list[Schema], Schema, int | None]:
     return prefix, rest, None if bound is None else int(bound)
 
 
-def _branch_count(bound: int, lo: int, hi: int | None) -> int:
-    if hi is None or hi >= bound:
-        return comb(bound, lo)
-    return sum(comb(bound, c) for c in range(lo, hi + 1))
+def _branch_count(bound: int, lo: int, hi: int | None, cap: int = MAX_BRANCHES) -> int:
+    """The number of prefixItems alternatives, or `cap + 1` once it passes `cap`.
+
+    Bounded before it starts, whatever the schema's numbers: C(n, k) ≥ n for 0 < k < n, so a
+    length bound past `cap` settles the answer at the first such k, and otherwise the loop runs
+    at most `cap + 1` times over binomials of numbers ≤ `cap` (no big-integer arithmetic)."""
+    counts = (lo,) if hi is None or hi >= bound else range(lo, hi + 1)
+    total = 0
+    for k in counts:
+        if 0 < k < bound and bound > cap:
+            return cap + 1
+        total += comb(bound, k) if k <= bound else 0
+        if total > cap:
+            return cap + 1
+    return total
 
 
 def _for_lark(node: dict[str, Any], lo: int, hi: int | None, target: Schema, ctx: LowerContext) -> Schema:
-    """The node as `schemac.lark` writes it: its own keywords, counts as integers, and `MARK`
+    """The node as the Lark emit backend writes it: its own keywords, counts as integers, and `MARK`
     holding the complement of the contains schema when a maximum needs it."""
+    counted = lo if hi is None else hi  # the writer keeps one state per count 0..counted
+    if counted + 1 > MAX_ARRAY_STATES:
+        raise reject("too-large", child_pointer(ctx.pointer, "minContains" if hi is None else "maxContains"),
+                     f"counting {counted:,} matches needs more than the {MAX_ARRAY_STATES:,} grammar states an array may use")
     out = {k: v for k, v in node.items() if k not in ("minContains", "maxContains")}
     out["minContains"] = lo
     mark: dict[str, Any] = {}
@@ -140,22 +155,23 @@ def lower(node: dict[str, Any], ctx: LowerContext) -> Schema:
         return {**out, "allOf": list(out.get("allOf", [])) + [{"items": _negate(target, ctx)}]}
     if bound is not None and lo > bound:
         return {**out, "allOf": list(out.get("allOf", [])) + [{"type": _NON_ARRAY}]}
-    if bound is None or _branch_count(bound, lo, hi) > MAX_BRANCHES:
+    if bound is None or (count := _branch_count(bound, lo, hi)) > MAX_BRANCHES:
         return _for_lark(node, lo, hi, target, ctx)
     if lo == 0 and hi is not None and hi >= bound:  # at most `bound` items exist: no count can pass the maximum
         return out
+    ctx.budget.reserve("entries", count, here)
     branches: list[Schema] = []
     if hi is None or hi >= bound:
-        ctx.budget.reserve("entries", comb(bound, lo), here)
         for chosen in combinations(range(bound), lo):
+            ctx.budget.check_deadline(here)
             last = chosen[-1] + 1
             branches.append({"prefixItems": [target if i in chosen else True for i in range(last)],
                              "minItems": last})
     else:
-        ctx.budget.reserve("entries", sum(comb(bound, c) for c in range(lo, hi + 1)), here)
         miss = _negate(target, ctx)
-        for count in range(lo, hi + 1):
-            for chosen in combinations(range(bound), count):
+        for matches in range(lo, hi + 1):
+            for chosen in combinations(range(bound), matches):
+                ctx.budget.check_deadline(here)
                 branch: dict[str, Any] = {"prefixItems": [target if i in chosen else miss for i in range(bound)]}
                 if chosen:
                     branch["minItems"] = chosen[-1] + 1

@@ -20,6 +20,7 @@ from math import comb
 from typing import Any
 
 from schemac.lower.context import LowerContext
+from schemac.numbers import exact, is_integral
 from schemac.schema import Schema, child_pointer
 
 
@@ -39,8 +40,8 @@ _COUNTS = ("minProperties", "maxProperties", "minItems", "maxItems", "minLength"
 def lower(node: dict[str, Any], ctx: LowerContext) -> Schema:
     for kw in _COUNTS:
         value = node.get(kw)
-        if isinstance(value, float) and value.is_integer():
-            node = {**node, kw: int(value)}
+        if isinstance(value, float) and is_integral(value):
+            node = {**node, kw: int(exact(value))}  # 1e23 means 10**23, not int(1e23)
     if "minProperties" not in node and "maxProperties" not in node:
         return node
     props = node.get("properties", {})

@@ -1,7 +1,8 @@
 """`oneOf`: exactly one branch holds, lowered to `anyOf` forms llguidance enforces.
 
-In order: branches proven pairwise disjoint are an `anyOf` as they are; a finite context (an
-`enum` beside the `oneOf`) is filtered value by value with the validator; otherwise the exclusive
+In order: a finite context (an `enum` beside the `oneOf`, in an allOf member or a `$ref` target,
+or finite types: null, boolean, integers between bounds) is filtered value by value with the
+validator; branches proven pairwise disjoint are an `anyOf` as they are; otherwise the exclusive
 form anyOf[Aᵢ ∧ ¬Aⱼ (j ≠ i)], each complement taken inside Aᵢ and the siblings (pairs proven
 disjoint need no complement). A branch whose complement is not exact rejects the `oneOf`.
 """
@@ -10,9 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from schemac.diagnostics import CompileError, reject
-from schemac.lower.analysis import accepted_values, disjoint, evaluable, finite_values, required_keys, types_of
+from schemac.lower.analysis import accepted_values, disjoint, evaluable, required_keys, types_of
 from schemac.lower.context import LowerContext
-from schemac.lower.negation import MAX_DOMAIN_VALUES, conjoin, negate
+from schemac.lower.negation import conjoin, negate
+from schemac.lower.negation_domain import Domain
 from schemac.schema import Schema
 
 
@@ -56,9 +58,9 @@ def lower(node: dict[str, Any], ctx: LowerContext) -> Schema:
     if len(branches) == 1:
         return conjoin(rest, branches[0], node)
     here = ctx.at("oneOf")
-    values = finite_values(rest)
-    if values is not None and len(values) <= MAX_DOMAIN_VALUES and all(evaluable(b) for b in branches):
-        return conjoin(rest, _enumerate(branches, values, here), node)
+    values = Domain.of(rest, here).values if rest else None
+    if values is not None and all(evaluable(b) for b in branches):
+        return conjoin(rest, _enumerate(branches, list(values), here), node)
     within, present = types_of(rest, ctx), required_keys(rest, ctx)
     n = len(branches)
     apart: set[tuple[int, int]] = set()  # pairs (i, j), i < j, proven disjoint; each tried once

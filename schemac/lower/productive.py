@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from schemac.lark import MARK
+from schemac.lower.marks import MARK
 from schemac.schema import SUBSCHEMA_KEYWORDS, Schema, ref_name
 
 #: definition -> whether every instance needs it at a proper descendant (True) or possibly in place

@@ -9,7 +9,8 @@ Keys are strings, so only the string part of the name schema matters. Exact form
   through `patternProperties: {R: additionalProperties}` with additionalProperties false. That
   moves additionalProperties onto listed keys matching R, so it is exact only when that changes
   nothing; existing patternProperties must be R itself (RE2 cannot intersect patterns).
-Anything else is rejected with `property-names-not-exact`.
+Anything else is rejected with `property-names-not-exact`. Listed keys are judged with the one
+ECMA-262 semantics (`schemac.regex.ecma_search`), as the final validator judges them.
 """
 from __future__ import annotations
 
@@ -17,15 +18,18 @@ from typing import Any
 
 from schemac.diagnostics import reject
 from schemac.lower.context import LowerContext
+from schemac.regex import PatternError, ecma_search
 from schemac.schema import Schema, child_pointer
 
 _STRING_KEYWORDS = frozenset({"type", "enum", "const", "pattern", "minLength", "maxLength"})
 
 
-def _search(pattern: str, text: str) -> bool:
-    import re2
-
-    return re2.search(pattern, text) is not None
+def _search(pattern: str, name: str, here: str) -> bool:
+    """ECMA-262 search; a pattern RE2 cannot run (only a generated one can get here) is a rejection."""
+    try:
+        return ecma_search(pattern, name)
+    except PatternError as exc:
+        raise reject(exc.code, here, f"a pattern on property names cannot be evaluated: {exc}") from None
 
 
 def _allows_strings(schema: dict[str, Any]) -> bool:
@@ -33,7 +37,7 @@ def _allows_strings(schema: dict[str, Any]) -> bool:
     return t is None or t == "string" or (isinstance(t, list) and "string" in t)
 
 
-def _name_ok(name: str, schema: dict[str, Any]) -> bool:
+def _name_ok(name: str, schema: dict[str, Any], here: str) -> bool:
     """Whether the string `name` satisfies `schema` (restricted to _STRING_KEYWORDS)."""
     if not _allows_strings(schema):
         return False
@@ -44,7 +48,7 @@ def _name_ok(name: str, schema: dict[str, Any]) -> bool:
     n = len(name)
     if n < schema.get("minLength", 0) or ("maxLength" in schema and n > schema["maxLength"]):
         return False
-    return "pattern" not in schema or _search(schema["pattern"], name)
+    return "pattern" not in schema or _search(schema["pattern"], name, here)
 
 
 def _key_regex(schema: dict[str, Any]) -> str | None:
@@ -88,14 +92,14 @@ def lower(node: dict[str, Any], ctx: LowerContext) -> Schema:
         members = [names["const"]] if "const" in names else list(names["enum"])
         keys = list(dict.fromkeys(m for m in members if isinstance(m, str)))
         ctx.budget.reserve("evaluations", len(keys), here)
-        keys = [k for k in keys if _name_ok(k, names)]
+        keys = [k for k in keys if _name_ok(k, names, here)]
         if not keys:
             return _empty_only(out)
         ctx.budget.reserve("entries", len(keys), here)
         closed: dict[str, Schema] = {}
         for k in keys:
             parts = [props[k]] if k in props else []
-            matching = [s for p, s in pattern_props.items() if _search(p, k)]
+            matching = [s for p, s in pattern_props.items() if _search(p, k, here)]
             if k not in props and not matching:
                 parts.append(additional)
             parts += matching
@@ -110,7 +114,7 @@ def lower(node: dict[str, Any], ctx: LowerContext) -> Schema:
         raise reject("property-names-not-exact", here,
                      "a `pattern` together with a length bound on property names has no single-regex form")
     ctx.budget.reserve("evaluations", len(props), here)
-    kept = {k: (s if _name_ok(k, names) else False) for k, s in props.items()}
+    kept = {k: (s if _name_ok(k, names, here) else False) for k, s in props.items()}
     if pattern_props and set(pattern_props) != {regex}:
         raise reject("property-names-not-exact", here,
                      "`propertyNames` with `patternProperties` other than the name pattern itself "

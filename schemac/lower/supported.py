@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from schemac.diagnostics import reject
-from schemac.lark import MARK
+from schemac.lower.marks import MARK
 from schemac.lower.context import LowerContext
 from schemac.schema import Schema, child_pointer
 
@@ -25,7 +25,7 @@ SUPPORTED: frozenset[str] = frozenset(
 )
 
 
-#: Array keywords the Lark emitter (`schemac.lark`) writes, allowed only beside its marker.
+#: Array keywords the Lark emit backend (`schemac.emit.lark_writer`) writes, allowed only beside its marker.
 LARK_ARRAY: frozenset[str] = frozenset({"contains", "minContains", "maxContains", "uniqueItems", MARK})
 
 

@@ -1,22 +1,26 @@
 """uniqueItems → an explicit set of arrays over finite item domains, or a proof it is a no-op.
 
 Uniqueness is not expressible per position, so the exact form enumerates: each position's
-domain (const/enum/boolean/null/bounded integer, filtered through its schema by the validator)
-is finite, and the distinct sequences within the length bounds become one `enum` of arrays
-(JSON equality: 1 == 1.0, true != 1, objects by value). It is a no-op when at most one item
+domain (const/enum/boolean/null/bounded integer, filtered through its schema by the final
+validator, so patterns have their one ECMA-262 meaning: `schemac.regex`) is finite, and the
+distinct sequences within the length bounds become one `enum` of arrays (JSON equality, exact:
+1 == 1.0, true != 1, objects by value). It is a no-op when at most one item
 can exist, or when no two positions can hold equal values (their JSON types are disjoint).
-More than `MAX_ARRAYS` arrays (up to 64 distinct values) are left to `schemac.lark`, which
+More than `MAX_ARRAYS` arrays (up to 64 distinct values) are left to the Lark emit backend, which
 tracks used values in a parametric grammar. Otherwise: `unique-items-unbounded`. Every array,
-grammar alternative and candidate check is charged.
+grammar alternative and candidate check is charged, and every loop over schema values checks
+the deadline.
 """
 from __future__ import annotations
 
 import json
+import math
+from decimal import Decimal
 from itertools import islice
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from schemac.diagnostics import reject
-from schemac.lark import MARK
+from schemac.lower.marks import MARK
 from schemac.lower.contains import json_types
 from schemac.lower.context import LowerContext
 from schemac.schema import Schema, child_pointer
@@ -31,16 +35,31 @@ MAX_ARRAYS = 256
 MAX_LARK_VALUES = 64
 
 
+def _number_key(value: int | float | Decimal) -> list[Any]:
+    """An exact canonical form of a number: mathematically equal numbers (1, 1.0, 1e0, -0, 0)
+    agree, floats read by their shortest decimal (the literal the schema wrote)."""
+    exact = Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
+    sign, digits, exponent = exact.as_tuple()
+    text = "".join(map(str, digits)).lstrip("0")
+    if not text:
+        return ["n", 0]
+    stripped = text.rstrip("0")
+    assert isinstance(exponent, int)  # finite: JSON has no NaN or infinity
+    return ["n", -1 if sign else 1, stripped, exponent + len(text) - len(stripped)]
+
+
 def json_key(value: Any) -> str:
     """A canonical text for JSON equality: 1 and 1.0 agree, true and 1 do not, keys are sorted."""
 
     def norm(v: Any) -> Any:
-        if isinstance(v, bool) or v is None or isinstance(v, str):
+        if isinstance(v, bool) or v is None:
             return v
-        if isinstance(v, (int, float)):
-            return int(v) if float(v).is_integer() and abs(v) < 2**63 else v
+        if isinstance(v, str):
+            return ["s", v]
+        if isinstance(v, (int, float, Decimal)):
+            return _number_key(v)
         if isinstance(v, list):
-            return [norm(x) for x in v]
+            return ["a", [norm(x) for x in v]]
         return {k: norm(x) for k, x in v.items()}
 
     return json.dumps(norm(value), sort_keys=True, ensure_ascii=False)
@@ -68,17 +87,33 @@ def _candidates(schema: dict[str, Any]) -> list[Any] | None:
     if types - {"null", "boolean"}:
         if types - {"null", "boolean", "integer"}:
             return None
-        lo, hi = schema.get("minimum"), schema.get("maximum")
-        if not isinstance(lo, (int, float)) or not isinstance(hi, (int, float)) or hi - lo > _MAX_RANGE:
+        # candidates within the tightest bounds, exclusive ones included (the validator filters)
+        lows = [_exact(schema[k]) for k in ("minimum", "exclusiveMinimum") if _is_number(schema.get(k))]
+        highs = [_exact(schema[k]) for k in ("maximum", "exclusiveMaximum") if _is_number(schema.get(k))]
+        if not lows or not highs:
             return None
-        import math
-
+        lo, hi = max(lows), min(highs)
+        if hi - lo > _MAX_RANGE:
+            return None
         values += list(range(math.ceil(lo), math.floor(hi) + 1))
     return values
 
 
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float, Decimal)) and not isinstance(value, bool)
+
+
+def _exact(value: int | float | Decimal) -> int | Decimal:
+    """A bound as an exact number (a float by its shortest decimal, the literal written)."""
+    return Decimal(repr(value)) if isinstance(value, float) else value
+
+
 def domain(schema: Schema, ctx: LowerContext, pointer: str) -> list[Any] | None:
-    """The distinct values `schema` accepts, or None when that set is not known to be finite."""
+    """The distinct values `schema` accepts, or None when that set is not known to be finite.
+
+    Candidates go through the final validator (exact numbers, ECMA-262 patterns on RE2, the
+    enforced formats), never plain jsonschema (Python `re`: other semantics, and exponential).
+    """
     if schema is False:
         return []
     if not isinstance(schema, dict) or _has_ref(schema):
@@ -86,48 +121,67 @@ def domain(schema: Schema, ctx: LowerContext, pointer: str) -> list[Any] | None:
     values = _candidates(schema)
     if values is None:
         return None
-    import jsonschema
+    from schemac.regex import PatternError
+    from schemac.validate import FinalValidator
 
     ctx.budget.reserve("evaluations", len(values), pointer)
-    check = jsonschema.Draft202012Validator(schema)
+    try:
+        check = FinalValidator(schema)
+    except ValueError:  # a nested `$schema` of another dialect: not a domain we can compute
+        return None
     seen: dict[str, Any] = {}
     for v in values:
-        if json_key(v) not in seen and check.is_valid(v):
-            seen[json_key(v)] = v
+        ctx.budget.check_deadline(pointer)
+        key = json_key(v)
+        try:
+            if key not in seen and check.is_valid(v):
+                seen[key] = v
+        except PatternError:  # a pattern RE2 cannot run (a generated one): no domain we can prove
+            return None
     return list(seen.values())
 
 
-def _sequences(domains: list[list[Any]], lo: int, hi: int) -> Iterator[list[Any]]:
+def _sequences(domains: list[list[Any]], lo: int, hi: int, tick: Callable[[], None]) -> Iterator[list[Any]]:
     """Distinct-valued sequences with lengths in [lo, hi], position i drawn from domains[i].
 
     Depth first with one iterator per position, so memory stays linear in `hi` however large
-    the domains (callers stop after a few hundred sequences).
+    the domains (callers stop after a few hundred sequences). `tick` runs at every step (the
+    deadline check): a search that finds few sequences may still walk many prefixes. Each
+    domain's keys are computed once (positions share the `items` domain list).
     """
     if lo <= 0:
         yield []
-    if hi <= 0:
+    if hi <= 0 or lo > hi:
         return
+    keyed: dict[int, list[tuple[str, Any]]] = {}
+    for dom in domains:
+        if id(dom) not in keyed:
+            tick()
+            keyed[id(dom)] = [(json_key(v), v) for v in dom]
     seq: list[Any] = []
+    keys: list[str] = []
     used: set[str] = set()
-    levels = [iter(domains[0])]
+    levels = [iter(keyed[id(domains[0])])]
     while levels:
-        for v in levels[-1]:
-            key = json_key(v)
+        tick()
+        for key, v in levels[-1]:
             if key not in used:
                 break
         else:  # this position is exhausted: back to the previous one
             levels.pop()
             if seq:
-                used.discard(json_key(seq.pop()))
+                seq.pop()
+                used.discard(keys.pop())
             continue
         seq.append(v)
+        keys.append(key)
         used.add(key)
         if lo <= len(seq):
             yield list(seq)
         if len(seq) < hi:
-            levels.append(iter(domains[len(seq)]))
+            levels.append(iter(keyed[id(domains[len(seq)])]))
         else:
-            used.discard(key)
+            used.discard(keys.pop())
             seq.pop()
 
 
@@ -143,7 +197,7 @@ def _may_clash(positions: list[Schema | None], last_repeats: bool) -> bool:
 
 
 def _for_lark(out: dict[str, Any], domains: list[list[Any]], ctx: LowerContext, here: str) -> Schema:
-    """The node as `schemac.lark` writes it (one bit per distinct value, so at most 64 values):
+    """The node as the Lark emit backend writes it (one bit per distinct value, so at most 64 values):
     its keywords, `uniqueItems`, and `MARK` with the values each position can take (the prefix
     positions, then the later items)."""
     distinct = {json_key(v) for dom in domains for v in dom}
@@ -185,10 +239,13 @@ def lower(node: dict[str, Any], ctx: LowerContext) -> Schema:
     if hi is not None:
         longest = min(longest, int(hi))
     per_position = [doms[i] if i < len(shown) else tail for i in range(longest)]
-    if sum(1 for _ in islice(_sequences(per_position, lo, longest), MAX_ARRAYS + 1)) > MAX_ARRAYS:
+    distinct = len({json_key(v) for dom in doms if dom for v in dom})
+    longest = min(longest, distinct)  # no longer sequence has distinct items
+    tick = lambda: ctx.budget.check_deadline(here)  # noqa: E731
+    if sum(1 for _ in islice(_sequences(per_position, lo, longest, tick), MAX_ARRAYS + 1)) > MAX_ARRAYS:
         return _for_lark(out, doms[: len(shown)] + [tail if len(positions) > len(shown) else []], ctx, here)
     arrays: list[list[Any]] = []
-    for seq in _sequences(per_position, lo, longest):
+    for seq in _sequences(per_position, lo, longest, tick):
         ctx.budget.reserve("entries", 1, here)
         arrays.append(seq)
     arrays.sort(key=len)

@@ -1,0 +1,40 @@
+"""Options shared by `schemac check` and `schemac compile`; flags left unset fall back to the configuration."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+import click
+
+FORMATS = ("text", "table", "json", "sarif", "github")
+
+
+def compile_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    decorators = [
+        click.argument("paths", nargs=-1),
+        click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
+                     help="text: one line per problem, then a summary; table: a row per schema first; "
+                          "json (stable), sarif (2.1.0) or github (workflow annotations)."),
+        click.option("--show-ok", is_flag=True, help="Print the per-schema table (every schema, OK ones too) first."),
+        click.option("--statistics", is_flag=True, help="Count the diagnostics per code instead of listing them."),
+        click.option("-q", "--quiet", is_flag=True, help="Print the diagnostic lines only (no hints, no summary)."),
+        click.option("--exit-zero", is_flag=True, help="Exit 0 even when schemas are rejected (usage errors still exit 2)."),
+        click.option("--output-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                     help="Write the report to this file instead of stdout."),
+        click.option("--upgrade-drafts/--no-upgrade-drafts", default=None,
+                     help="Translate draft-04/06/07/2019-09 schemas exactly into 2020-12 instead of rejecting them."),
+        click.option("--strict-formats/--no-strict-formats", default=None,
+                     help="Make formats llguidance does not enforce errors instead of dropped annotations."),
+        click.option("--respect-gitignore/--no-respect-gitignore", default=True, show_default=True,
+                     help="Skip what .gitignore files ignore when walking folders."),
+        click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+                     help="Artifact cache folder (default: $SCHEMAC_CACHE_DIR or ~/.cache/schemac)."),
+        click.option("--no-cache", is_flag=True, help="Compile everything afresh; read and write no cache."),
+        click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
+                     help="Worker processes (default: the number of CPUs)."),
+        click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                     help="Configuration file (default: nearest schemac.toml or pyproject.toml [tool.schemac])."),
+    ]
+    for decorator in reversed(decorators):
+        fn = decorator(fn)
+    return fn

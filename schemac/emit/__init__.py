@@ -1,0 +1,71 @@
+"""Emit: the lowered schema as an llguidance grammar under schemac's fixed syntax policy.
+
+Two backends: llguidance's own JSON-schema form (`json_path`), where it is exact, and schemac's
+Lark writer (`lark_writer`) for what it is not exact on (marked arrays, key constraints, number
+bounds, listed numbers), which embeds the rest as `%json`. `lark_text` turns either into the one Lark text that
+unmodified engines accept.
+"""
+from __future__ import annotations
+
+import json
+
+from schemac.budget import Limits, check_cost, within_cost_by_size
+from schemac.diagnostics import reject
+from schemac.emit.json_path import SYNTAX_POLICY, json_schema_grammar, translated
+from schemac.emit.lark_export import lark_text
+from schemac.schema import Schema
+
+__all__ = ["SYNTAX_POLICY", "emit", "json_schema_grammar", "lark_text", "translated"]
+
+#: Texts whose presence in a lowered schema's JSON means a node may need the Lark writer.
+_SCREEN = ('"x-schemac-array"', '"properties"', '"patternProperties"', '"minimum"', '"maximum"',
+           '"exclusiveMinimum"', '"exclusiveMaximum"', '"multipleOf"', '"const"', '"enum"')
+
+
+def _validated(grammar: str) -> str | None:
+    """llguidance's first error for `grammar`, or None when it loads."""
+    import llguidance
+
+    is_error, messages = llguidance.LLMatcher.validate_grammar_with_warnings(grammar, None)
+    return (messages[0] if messages else "unknown error") if is_error else None
+
+
+def emit(lowered: Schema, limits: Limits | None = None) -> str:
+    """Grammar text for `lowered`, validated by llguidance; rejects with `grammar-error`."""
+    from schemac.emit.lark_writer import lark_grammar, needs_lark
+    from schemac.regex import PatternError
+
+    limits = limits or Limits()
+    if lowered is False:
+        raise reject("unsatisfiable", "", "no JSON value satisfies this schema, so no answer can be generated")
+    if lowered is True:
+        lowered = {}
+    lark = False
+    try:
+        # One C-speed dump screens for the walks: no keyword text that may need Lark means no
+        # walk, and no `"pattern` text means no regex to translate.
+        text = json.dumps(lowered, ensure_ascii=False, allow_nan=False)
+        if not within_cost_by_size(len(text), limits):  # lowering can merge objects past the
+            check_cost(lowered, limits)  # loader's bounds; llguidance's check is uninterruptible
+        if any(s in text for s in _SCREEN) and needs_lark(lowered):  # Lark writes it, embeds the rest
+            lark = True
+            grammar = lark_grammar(lowered)
+        else:
+            if '"pattern' in text:
+                text = json.dumps(translated(lowered), ensure_ascii=False, allow_nan=False)
+            grammar = json_schema_grammar(text)
+    except PatternError as exc:
+        raise reject(exc.code, "", f"a lowered pattern cannot be translated: {exc}") from exc
+    except ValueError as exc:
+        raise reject("grammar-error", "", f"llguidance could not read the lowered schema: {exc}") from exc
+    if len(grammar) > limits.max_grammar_bytes:
+        raise reject("too-large", "", f"grammar is {len(grammar)} bytes; the limit is {limits.max_grammar_bytes}")
+    message = _validated(grammar)
+    if message is not None and lark and "Unsatisfiable schema" in message:
+        grammar = lark_grammar(lowered, check_unsat=True)  # drop the parts that accept nothing
+        message = _validated(grammar)
+    if message is not None:
+        if "Unsatisfiable schema" in message:
+            raise reject("unsatisfiable", "", f"no JSON value satisfies this schema ({message})")
+        raise reject("grammar-error", "", f"llguidance rejected the grammar: {message}")
+    return grammar

@@ -1,0 +1,283 @@
+"""allOf for the Lark writer: parts (and `$ref`s beside other keywords) merged into one node,
+only where the merge is exact; anything else is rejected, never approximated.
+
+llguidance's JSON compiler merges allOf parts itself; a node the Lark writer writes must be merged
+here instead, with JSON Schema's meaning: counts and numeric bounds take the tighter value, types
+meet, `required` unions, string keywords of several parts stay separate conjuncts (the scalar
+embedding keeps them as an allOf), and object keyword groups merge key by key (`merge_objects`).
+A second `anyOf` waits in `allOf` and is distributed after the first.
+"""
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any, Callable
+
+from schemac.lower.marks import MARK
+from schemac.schema import Schema, ref_name
+
+#: The writer's own key: the contains constraints of one array, from any number of allOf parts.
+CL = " contains"
+#: The writer's own key: string keywords of further allOf parts (each a dict of them).
+STRINGS = " strings"
+ALL_TYPES = ("null", "boolean", "object", "array", "string", "number")
+OBJECT_KEYS = frozenset({"properties", "additionalProperties", "patternProperties", "required",
+                         "minProperties", "maxProperties"})
+STRING_KEYS = frozenset({"minLength", "maxLength", "pattern", "format"})
+NUMBER_KEYS = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"})
+#: Keyword groups whose meaning depends on each other within one schema object; allOf parts
+#: merge into one object only when no such group is split across parts.
+_GROUPS = (frozenset({"uniqueItems", MARK}),)
+_ITEMS = frozenset({"items", "prefixItems"})
+_OBJECT_GROUP = frozenset({"properties", "patternProperties", "additionalProperties"})
+#: Counts and bounds two parts may both set: the tighter one wins.
+_TIGHTER: dict[str, Callable[[Any, Any], Any]] = {
+    "minItems": max, "maxItems": min, "minLength": max, "maxLength": min, "minProperties": max,
+    "maxProperties": min, "minimum": max, "exclusiveMinimum": max, "maximum": min, "exclusiveMaximum": min}
+
+
+class Unwritable(Exception):
+    """A node the Lark writer cannot write exactly; `lark_grammar` turns it into a rejection."""
+
+    def __init__(self, pointer: str, what: str) -> None:
+        super().__init__(what)
+        self.pointer = pointer
+        self.what = what
+
+
+def lift(node: dict[str, Any]) -> dict[str, Any]:
+    """`node` with its contains constraint (if any) moved into the writer's `CL` list."""
+    if "contains" not in node:
+        return node
+    out = {k: v for k, v in node.items() if k not in ("contains", "minContains", "maxContains", MARK)}
+    mark = node.get(MARK, {})
+    out[CL] = [{"schema": node["contains"], "lo": int(node.get("minContains", 1)),
+                "hi": None if node.get("maxContains") is None else int(node["maxContains"]),
+                "not": mark.get("not-contains")}]
+    if "domains" in mark:
+        out[MARK] = {"domains": mark["domains"]}
+    return out
+
+
+def meet(a: list[str], b: list[str]) -> list[str]:
+    """The JSON types in both `a` and `b` ("integer" is part of "number")."""
+    def split(ts: list[str]) -> set[str]:
+        return set().union(*[{"integer", "fraction"} if t == "number" else {t} for t in ts])
+
+    both = split(a) & split(b)
+    out = [t for t in ("null", "boolean", "object", "array", "string") if t in both]
+    if {"integer", "fraction"} <= both:
+        out.append("number")
+    elif "integer" in both:
+        out.append("integer")
+    return out
+
+
+def types_of(node: dict[str, Any]) -> list[str]:
+    t = node.get("type")
+    if t is None:
+        return list(ALL_TYPES)
+    return [t] if isinstance(t, str) else list(t)
+
+
+def conj(parts: list[Schema]) -> Schema:
+    """The conjunction of `parts` as one schema (true parts dropped)."""
+    rest = [p for p in parts if p is not True]
+    if any(p is False for p in rest):
+        return False
+    return True if not rest else rest[0] if len(rest) == 1 else {"allOf": rest}
+
+
+def key_schema(node: dict[str, Any], key: str, pointer: str) -> Schema:
+    """What `node`'s object keywords require of property `key`'s value."""
+    from schemac.regex import PatternError, ecma_search
+
+    found: list[Schema] = []
+    props = node.get("properties", {})
+    if key in props:
+        found.append(props[key])
+    for pattern, sub in node.get("patternProperties", {}).items():
+        try:
+            if ecma_search(pattern, key):
+                found.append(sub)
+        except PatternError as exc:
+            raise Unwritable(pointer, f"the key pattern {pattern!r} ({exc})") from exc
+    if not found:
+        return node.get("additionalProperties", True)
+    return conj(found)
+
+
+def merge_objects(a: dict[str, Any], b: dict[str, Any], pointer: str) -> dict[str, Any]:
+    """The object keywords of `a` and `b` as one node, key by key.
+
+    A listed key gets the conjunction of what each side requires of it. Patterns are pooled
+    (the writer conjoins every pattern a key matches); that is exact only where each side
+    either has no additionalProperties restriction or already has every pooled pattern, since
+    a key matching only the other side's pattern falls under this side's additionalProperties.
+    """
+    pa, pb = a.get("patternProperties", {}), b.get("patternProperties", {})
+    for mine, other, theirs in ((a, pa, pb), (b, pb, pa)):
+        if mine.get("additionalProperties", True) is not True and not set(theirs) <= set(other):
+            raise Unwritable(pointer, "allOf parts with different patternProperties beside additionalProperties")
+    props: dict[str, Schema] = {}
+    for key in list(a.get("properties", {})) + [k for k in b.get("properties", {}) if k not in a.get("properties", {})]:
+        props[key] = conj([_listed_part(a, key, pointer), _listed_part(b, key, pointer)])
+    out: dict[str, Any] = {}
+    if props:
+        out["properties"] = props
+    patterns = {p: conj([pa[p], pb[p]]) if p in pa and p in pb else pa.get(p, pb.get(p)) for p in [*pa, *pb]}
+    if patterns:
+        out["patternProperties"] = patterns
+    extra = conj([a.get("additionalProperties", True), b.get("additionalProperties", True)])
+    if extra is not True:
+        out["additionalProperties"] = extra
+    return out
+
+
+def merge_items(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    """The item keywords of `a` and `b` as one node, position by position: what each side
+    requires at position i (its prefixItems entry, else its items) conjoined."""
+    pa, pb = list(a.get("prefixItems", [])), list(b.get("prefixItems", []))
+    ra, rb = a.get("items", True), b.get("items", True)
+    prefix = [conj([pa[i] if i < len(pa) else ra, pb[i] if i < len(pb) else rb]) for i in range(max(len(pa), len(pb)))]
+    out: dict[str, Any] = {"prefixItems": prefix} if prefix else {}
+    rest = conj([ra, rb])
+    if rest is not True:
+        out["items"] = rest
+    return out
+
+
+def _listed_part(side: dict[str, Any], key: str, pointer: str) -> Schema:
+    """What `side` requires of listed key `key` beyond its pooled patterns (the writer adds
+    those): its own entry, else its additionalProperties when none of its patterns match."""
+    if key in side.get("properties", {}):
+        return side["properties"][key]
+    if side.get("additionalProperties", True) is True:
+        return True
+    from schemac.regex import PatternError, ecma_search
+
+    for pattern in side.get("patternProperties", {}):
+        try:
+            if ecma_search(pattern, key):
+                return True
+        except PatternError as exc:
+            raise Unwritable(pointer, f"the key pattern {pattern!r} ({exc})") from exc
+    return side["additionalProperties"]
+
+
+def _multiple(a: Any, b: Any) -> Any:
+    """The least common multiple of two multipleOf values (a multiple of both iff of it), exact."""
+    from fractions import Fraction
+    from math import lcm
+
+    from schemac.numbers import exact
+
+    fa, fb = Fraction(exact(a)), Fraction(exact(b))
+    den = lcm(fa.denominator, fb.denominator)
+    out = Fraction(lcm(int(fa * den), int(fb * den)), den)
+    if out.denominator == 1:
+        return out.numerator
+    digits = 0
+    while 10 ** digits % out.denominator:  # a decimal's denominator divides some power of ten
+        digits += 1
+    return Decimal(out.numerator * 10 ** digits // out.denominator).scaleb(-digits)
+
+
+#: The writer's own key beside a distributed `oneOf`: its branches, which llguidance must prove
+#: disjoint before they may be written as alternatives.
+ONE_OF = " oneOf"
+_APPLICATORS = ("allOf", "$ref", "anyOf", "oneOf")
+
+
+def _atoms(node: Schema, defs: dict[str, Any], pointer: str, depth: int, out: list[Schema]) -> None:
+    """`node` as the list of conjuncts llguidance intersects, in its order: runs of plain
+    keywords, then each applicator where it stands (allOf parts and `$ref` targets flattened,
+    anyOf/oneOf kept whole). The order is the property order of answers."""
+    if depth > 32:
+        raise Unwritable(pointer, "a deeply nested allOf/$ref chain")
+    if not isinstance(node, dict):
+        if node is False:
+            out.append(False)
+        return
+    # The object group means one thing together whatever the key order: it joins the run where
+    # `properties` stands (else its first keyword), which sets the answer's property order.
+    group = [k for k in node if k in _OBJECT_GROUP]
+    anchor = "properties" if "properties" in group else group[0] if group else None
+    current: dict[str, Any] = {}
+    for k, v in node.items():
+        if k in _OBJECT_GROUP:
+            if k == anchor:
+                current.update({g: node[g] for g in group})
+            continue
+        if k not in _APPLICATORS:
+            current[k] = v
+            continue
+        if current:
+            out.append(current)
+            current = {}
+        if k == "allOf":
+            for part in v:
+                _atoms(part, defs, pointer, depth + 1, out)
+        elif k == "$ref":
+            _atoms(defs[ref_name({"$ref": v})], defs, pointer, depth + 1, out)  # type: ignore[index]
+        else:
+            out.append({k: v})
+    if current:
+        out.append(current)
+
+
+def merged(node: dict[str, Any], defs: dict[str, Any], pointer: str) -> dict[str, Any]:
+    """`node` as one node the writer reads: its conjuncts merged where exact, or, at its first
+    anyOf/oneOf, `{"anyOf": [...]}` with every other conjunct distributed into each branch (in
+    place, so property order stays llguidance's)."""
+    atoms: list[Schema] = []
+    _atoms(node, defs, pointer, 0, atoms)
+    if False in atoms:
+        return {"type": []}
+    for j, atom in enumerate(atoms):
+        assert isinstance(atom, dict)
+        kind = "anyOf" if "anyOf" in atom else "oneOf" if "oneOf" in atom else None
+        if kind is not None:
+            alts = [{"allOf": atoms[:j] + [b] + atoms[j + 1:]} for b in atom[kind]]
+            return {"anyOf": alts, **({ONE_OF: atom[kind]} if kind == "oneOf" else {})}
+    out: dict[str, Any] = {}
+    for part in atoms:
+        assert isinstance(part, dict)
+        out = _merge_two(out, lift(part), pointer) if out else lift(part)
+    return out
+
+
+def _merge_two(out: dict[str, Any], part: dict[str, Any], pointer: str) -> dict[str, Any]:
+    """Two lifted conjuncts as one node, where exact."""
+    out = dict(out)
+    if _ITEMS & out.keys() and _ITEMS & part.keys():
+        items = merge_items(out, part)
+        out = {k: v for k, v in out.items() if k not in _ITEMS}
+        part = {**{k: v for k, v in part.items() if k not in _ITEMS}, **items}
+    for group in _GROUPS:
+        if group & out.keys() and group & part.keys():
+            raise Unwritable(pointer, "allOf parts constraining the same array keyword group")
+    if _OBJECT_GROUP & out.keys() and _OBJECT_GROUP & part.keys():
+        objects = merge_objects(out, part, pointer)
+        out = {k: v for k, v in out.items() if k not in _OBJECT_GROUP}
+        part = {**{k: v for k, v in part.items() if k not in _OBJECT_GROUP}, **objects}
+    for k, v in part.items():
+        if k not in out:
+            out[k] = v
+        elif k == CL:
+            out[CL] = out[CL] + v
+        elif k == STRINGS:
+            out[STRINGS] = out[STRINGS] + v
+        elif k in _TIGHTER:
+            out[k] = _TIGHTER[k](out[k], v)
+        elif k == "type":
+            out["type"] = meet(types_of(out), types_of(part))
+        elif k == "required":
+            out["required"] = list(dict.fromkeys(list(out["required"]) + list(v)))
+        elif k == "multipleOf":
+            out[k] = _multiple(out[k], v)
+        elif k in ("pattern", "format"):
+            if out[k] != v:
+                out[STRINGS] = out.get(STRINGS, []) + [{k: v}]
+        elif out[k] != v:
+            raise Unwritable(pointer, f"allOf parts that both use `{k}`")
+    return out

@@ -1,0 +1,337 @@
+"""The Lark backend: nodes llguidance's JSON compiler cannot enforce exactly, written as rules.
+
+Three kinds of node need it: arrays a lowering pass marked (`schemac.lower.marks.MARK`: contains
+counts, unique items), objects with key constraints (listed or pattern keys, which escaped key
+spellings bypass in llguidance's JSON form), and numbers with value constraints (inexact there).
+A JSON schema cannot refer to a Lark rule, so every ancestor of such a node is written in Lark
+as well: objects (`lark_objects`), arrays (`lark_arrays`), anyOf, oneOf (that llguidance proves
+disjoint, hence an anyOf), allOf merged exactly (`lark_merge`), and `$ref`s (rules). Every other
+subtree is embedded as `%json` under the syntax policy. Anything else above such a node is
+rejected, never approximated.
+"""
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from typing import Any
+
+from schemac.diagnostics import reject
+from schemac.emit.json_path import SYNTAX_POLICY, embed, literal, translated
+from schemac.emit.lark_arrays import write_array
+from schemac.emit.lark_merge import (CL, NUMBER_KEYS, OBJECT_KEYS, ONE_OF, STRING_KEYS, STRINGS, Unwritable,
+                                     merged, types_of)
+from schemac.emit.lark_numbers import constrained, number_terminal
+from schemac.emit.lark_objects import write_object
+from schemac.lower.marks import MARK, marked
+from schemac.schema import Schema, child_pointer, iter_subschemas, ref_name
+
+#: Keywords about arrays only (their meaning is "if the value is an array").
+ARRAY_KEYS = frozenset({"items", "prefixItems", "minItems", "maxItems", "contains", "minContains",
+                        "maxContains", "uniqueItems", MARK, CL})
+_KNOWN = ARRAY_KEYS | OBJECT_KEYS | STRING_KEYS | NUMBER_KEYS | {"type", STRINGS}
+
+
+def own_need(node: dict[str, Any]) -> bool:
+    """Whether `node` itself (not its subschemas) must be written in Lark."""
+    if "const" in node or "enum" in node:  # llguidance reads listed numbers as doubles
+        return MARK in node or _has_number([node.get("const"), node.get("enum")])
+    return MARK in node or bool(node.get("properties")) or bool(node.get("patternProperties")) or constrained(node)
+
+
+def _has_number(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, (int, float, Decimal)) and not isinstance(cur, bool):
+            return True
+        if isinstance(cur, dict):
+            stack.extend(cur.values())
+        elif isinstance(cur, list):
+            stack.extend(cur)
+    return False
+
+
+def needs_lark(node: Any) -> bool:
+    """Whether any schema object inside `node` (its `$defs` included) must be written in Lark."""
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, dict):
+            if own_need(cur):
+                return True
+            stack.extend(sub for _, sub in iter_subschemas(cur))
+            if isinstance(cur.get("$defs"), dict):
+                stack.extend(cur["$defs"].values())
+    return False
+
+
+def _refs(node: Any) -> list[str]:
+    found: list[str] = []
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, dict):
+            name = ref_name(cur)
+            if name is not None:
+                found.append(name)
+            stack.extend(cur.values())
+        elif isinstance(cur, list):
+            stack.extend(cur)
+    return found
+
+
+def _spellings_of(value: int | float | Decimal) -> str:
+    """Regex for the policy spellings of one exact number (no exponent, no `-0`, trailing
+    fraction zeros allowed), written directly: linear in the literal, whatever its length."""
+    from schemac.numbers import exact
+
+    d = exact(value)
+    if isinstance(d, int) or d == d.to_integral_value():
+        return str(int(d)) + r"(?:\.0+)?"
+    return format(d.normalize(), "f").replace(".", r"\.") + "0*"
+
+
+def _grammar_error(body: str) -> str | None:
+    """llguidance's error for a Lark grammar `start: body`, or None when it loads."""
+    import llguidance
+
+    is_error, messages = llguidance.LLMatcher.validate_grammar_with_warnings(
+        json.dumps({"grammars": [{"lark_grammar": "start: " + body}]}), None)
+    return (messages[0] if messages else "unknown error") if is_error else None
+
+
+class Writer:
+    """Builds the rules of one grammar; `value` returns the rule name for a schema (memoised).
+
+    With `check_unsat`, every `%json` embedding is first tried alone, so one that accepts
+    nothing becomes None (an optional property dropped, an alternative left out); without it
+    the embeddings are trusted, and emit retries with checks when llguidance reports one.
+    """
+
+    def __init__(self, defs: dict[str, Any], check_unsat: bool, prefix: str = "") -> None:
+        self.defs = defs
+        self.prefix = prefix
+        #: the item and key separator terminals (the syntax policy), named for this writer
+        self.sep, self.ksep = f"{prefix.upper()}SEP", f"{prefix.upper()}KSEP"
+        self.check_unsat = check_unsat
+        self.rules: list[str] = []
+        self.memo: dict[str, str | None] = {}
+        #: id(node) -> (node, whether it needs Lark); the node is kept so its id stays its own
+        self.needs_memo: dict[int, tuple[Any, bool]] = {}
+        self.count = 0
+        # which definitions reach a node that needs Lark (through other definitions): a fixpoint
+        self.def_needs = {n: needs_lark(body) for n, body in defs.items()}
+        refs = {n: set(_refs(body)) for n, body in defs.items()}
+        changed = True
+        while changed:
+            changed = False
+            for n in defs:
+                if not self.def_needs[n] and any(self.def_needs.get(r, False) for r in refs[n]):
+                    self.def_needs[n] = changed = True
+
+    # -- helpers used by the node writers ----------------------------------------------------
+    def name(self, prefix: str) -> str:
+        """A fresh rule name (a terminal name when `prefix` is upper case)."""
+        self.count += 1
+        own = self.prefix.upper() if prefix.isupper() else self.prefix
+        return f"{own}{prefix}{self.count}"
+
+    def alts(self, name: str, alts: list[str]) -> str | None:
+        """Define rule `name` as the alternatives `alts`; None (and no rule) when there are none."""
+        if not alts:
+            return None
+        self.rules.append(f"{name}: " + "\n    | ".join(alts))
+        return name
+
+    def terminal(self, prefix: str, body: str) -> str:
+        """A named terminal for the Lark terminal expression `body` (one per distinct body)."""
+        key = "t" + body
+        if key not in self.memo:
+            name = self.name(prefix)
+            self.rules.append(f"{name}: {body}")
+            self.memo[key] = name
+        return str(self.memo[key])
+
+    @staticmethod
+    def key_of(node: Schema) -> str:
+        return json.dumps(node, sort_keys=True, default=str)
+
+    def needs(self, node: Any) -> bool:
+        """Whether `node` must be written in Lark (itself, inside, or through a `$ref`)."""
+        if not isinstance(node, dict):
+            return False
+        hit = self.needs_memo.get(id(node))
+        if hit is None or hit[0] is not node:
+            hit = self.needs_memo[id(node)] = (node, needs_lark(node) or any(self.def_needs.get(r, False) for r in _refs(node)))
+        return hit[1]
+
+    def _defs_of(self, node: Any) -> dict[str, Any]:
+        found: dict[str, Any] = {}
+        stack = [node]
+        while stack:
+            cur = stack.pop()
+            if isinstance(cur, dict):
+                name = ref_name(cur)
+                if name is not None and name in self.defs and name not in found:
+                    found[name] = self.defs[name]
+                    stack.append(self.defs[name])
+                stack.extend(cur.values())
+            elif isinstance(cur, list):
+                stack.extend(cur)
+        return found
+
+    def embed(self, node: Schema) -> str | None:
+        """A rule for a schema needing no Lark as `%json`, or None when no value satisfies it."""
+        key = "j" + json.dumps(node, default=str)  # key order kept: it is the answers' order
+        if key in self.memo:
+            return self.memo[key]
+        body = embed(node, self._defs_of(node))
+        if json.dumps(MARK) in body or json.dumps(CL) in body:  # a backstop: llguidance would ignore them
+            raise reject("grammar-error", "", "internal: a marked array reached a %json embedding")
+        if self.check_unsat:
+            error = _grammar_error(body)
+            if error is not None and "Unsatisfiable schema" in error:
+                self.memo[key] = None
+                return None
+        name = self.name("j")
+        self.rules.append(f"{name}: {body}")
+        self.memo[key] = name
+        return name
+
+    # -- schemas ----------------------------------------------------------------------------
+    def value(self, node: Schema, pointer: str) -> str | None:
+        """Rule name for `node`, or None when it accepts nothing."""
+        if node is False:
+            return None
+        if node is True or not self.needs(node):
+            return self.embed(node)
+        key = self.key_of(node)
+        if key in self.memo:
+            return self.memo[key]
+        name = ref_name(node)
+        if name is not None and len(node) == 1:
+            rule = self.name("d")
+            self.memo[key] = rule  # set first: recursive references reuse the rule
+            body = self.value(self.defs[name], pointer)
+            if body is None:
+                raise Unwritable(pointer, f"a definition (`{name}`) that accepts nothing")
+            self.rules.append(f"{rule}: {body}")
+            return rule
+        rule = self.name("s")
+        self.memo[key] = rule
+        whole = merged(node, self.defs, pointer)
+        if "anyOf" not in whole and ("const" in whole or "enum" in whole):
+            result = self._listed(node, whole)
+        else:
+            result = self._node(whole, pointer)
+        if result is None:
+            self.memo[key] = None
+            return None
+        self.rules.append(f"{rule}: {result}")
+        return rule
+
+    def _check_one_of(self, branches: list[Schema], pointer: str) -> None:
+        """A oneOf may be written as alternatives only once llguidance proves its branches
+        disjoint (it refuses the others, as its JSON form would)."""
+        doc = {"oneOf": branches, **({"$defs": self.defs} if self.defs else {}), "x-guidance": SYNTAX_POLICY}
+        error = _grammar_error("%json " + json.dumps(translated(doc), ensure_ascii=True, default=str))
+        if error is not None and "Unsatisfiable schema" not in error:
+            raise reject("grammar-error", child_pointer(pointer, "oneOf"), f"llguidance rejected the oneOf: {error}")
+
+    def _listed(self, node: dict[str, Any], whole: dict[str, Any]) -> str | None:
+        """A node with `const`/`enum`: exactly the listed values that satisfy all of `node`
+        (the final validator decides, on the schema as written), each written exactly."""
+        from schemac.lower.unique_items import json_key
+        from schemac.validate import FinalValidator
+
+        listed = [whole["const"]] if "const" in whole else list(whole["enum"])
+        check = FinalValidator({**node, "$defs": self.defs} if self.defs else node)
+        kept = {json_key(v): v for v in listed if check.is_valid(v)}
+        alts = [r for r in (self.literal_value(v, "") for v in kept.values()) if r is not None]
+        return " | ".join(dict.fromkeys(alts)) if alts else None
+
+    def literal_value(self, value: Any, pointer: str) -> str | None:
+        """A Lark expression for exactly the policy spellings of one JSON value: strings and
+        keys canonical, numbers every policy spelling of that exact value (`1`, `1.0`, ...),
+        members in the value's own order. None when a number has no exact lexeme."""
+        if value is None or isinstance(value, bool) or isinstance(value, str):
+            return literal(json.dumps(value, ensure_ascii=False))
+        if isinstance(value, (int, float, Decimal)):
+            return self.terminal("N", "/" + _spellings_of(value) + "/")
+        parts = [self.literal_value(v, pointer) for v in (value.values() if isinstance(value, dict) else value)]
+        if any(p is None for p in parts):
+            return None
+        if isinstance(value, dict):
+            parts = [f"{literal(literal(k))} {self.ksep} {p}" for k, p in zip(value, parts)]
+        opener, closer = ('"{"', '"}"') if isinstance(value, dict) else ('"["', '"]"')
+        return " ".join([opener, f" {self.sep} ".join(parts), closer]) if parts else f"{opener} {closer}"
+
+    def _node(self, node: dict[str, Any], pointer: str) -> str | None:
+        if "anyOf" in node:  # `merged` distributed every other conjunct into the branches
+            if ONE_OF in node:
+                self._check_one_of(node[ONE_OF], pointer)
+            kind = "oneOf" if ONE_OF in node else "anyOf"
+            alts = []
+            for i, branch in enumerate(node["anyOf"]):
+                r = self.value(branch, child_pointer(pointer, kind, i))
+                if r is not None:
+                    alts.append(r)
+            return " | ".join(dict.fromkeys(alts)) if alts else None
+        unknown = set(node) - _KNOWN
+        if unknown:
+            raise Unwritable(pointer, f"`{sorted(unknown)[0]}` beside it")
+        types = types_of(node)
+        alts: list[str] = []
+        scalars = [t for t in types if t not in ("array", "object")]
+        if constrained({**node, "type": scalars}):
+            numbers = [t for t in scalars if t in ("number", "integer")]
+            scalars = [t for t in scalars if t not in numbers]
+            body = number_terminal(node, "number" not in numbers, pointer)
+            if body is not None:
+                alts.append(self.terminal("N", body))
+        if scalars:
+            part: dict[str, Any] = {"type": scalars, **{k: v for k, v in node.items() if k in STRING_KEYS}}
+            if "number" in scalars or "integer" in scalars:
+                part.update({k: v for k, v in node.items() if k in NUMBER_KEYS})
+            r = self.embed({"allOf": [part, *node[STRINGS]]} if STRINGS in node else part)
+            if r is not None:
+                alts.append(r)
+        for kind, keys, write in (("object", OBJECT_KEYS, write_object), ("array", ARRAY_KEYS, write_array)):
+            if kind not in types:
+                continue
+            sub = {k: v for k, v in node.items() if k in keys}
+            if not (CL in sub or MARK in sub or self.needs(sub)):
+                r = self.embed({"type": kind, **sub})
+            else:
+                r = write(self, sub, pointer)
+            if r is not None:
+                alts.append(r)
+        return " | ".join(alts) if alts else None
+
+
+def lark_rules(lowered: Schema, prefix: str = "", check_unsat: bool = False) -> tuple[str, list[str]]:
+    """(start expression, rule lines) for a lowered schema, every name starting with `prefix`
+    (terminals with it in upper case), so several schemas can share one Lark grammar (tool
+    envelopes). Raises CompileError where the schema cannot be written exactly."""
+    root, defs = (lowered, {}) if not isinstance(lowered, dict) else (
+        {k: v for k, v in lowered.items() if k != "$defs"}, dict(lowered.get("$defs", {})))
+    writer = Writer(defs, check_unsat, prefix)
+    try:
+        top = writer.value(root, "")
+    except Unwritable as exc:
+        # above a marked array, the array is what needs Lark; elsewhere a key or number does
+        code, why = ("contains-unbounded", "an array constraint needs a Lark grammar") if marked(lowered) else (
+            "grammar-error", "llguidance's JSON form is not exact here (keys, numbers), so this node needs a Lark grammar")
+        raise reject(code, exc.pointer, f"{why}, but {exc.what} cannot be written in Lark exactly",
+                     hint="bound the array with maxItems, or simplify the schema around it (e.g. merge allOf parts by hand)"
+                     ) from None
+    if top is None:
+        raise reject("unsatisfiable", "", "no JSON value satisfies this schema, so no answer can be generated")
+    return top, [f"{writer.sep}: /, ?/", f"{writer.ksep}: /: ?/"] + writer.rules
+
+
+def lark_grammar(lowered: Schema, check_unsat: bool = False) -> str:
+    """The llguidance grammar JSON for a lowered schema that needs Lark somewhere."""
+    top, rules = lark_rules(lowered, "", check_unsat)
+    text = "\n".join([f"start: {top}"] + rules) + "\n"
+    return json.dumps({"grammars": [{"lark_grammar": text}]}, ensure_ascii=False)

@@ -1,0 +1,215 @@
+"""Exact numbers: schema literals as exact values, and number lexemes built from them.
+
+Why: a double cannot hold every JSON number (`9007199254740995`, `0.1`), and llguidance 1.9.1's
+own numeric bounds are not exact (`exclusiveMinimum: 0` admits `0`; see the deviations note and
+tests/test_deviation_numbers.py). So every comparison schemac makes reads a literal through
+`exact`, and the grammar's number lexemes come from `number_regex` (a regex) or `number_rules`
+(Lark rules, for steps whose regex is too long), both written from one automaton over the
+decimal digits of the spelling, never from llguidance's numeric keywords.
+
+Value convention: an `int` is itself; a `float` stands for the decimal number its shortest repr
+spells (the loader keeps only floats for which that is the literal's own value); a `Decimal` is
+itself.
+
+Spelling policy of the lexemes (what the grammar admits):
+- integers: `-?(0|[1-9][0-9]*)`, never `-0`;
+- numbers under a value constraint: `-?(0|[1-9][0-9]*)(\\.[0-9]+)?`: any number of fraction
+  digits (trailing zeros included), no exponent, never a negative zero (`-0`, `-0.0`);
+- numbers under no constraint: the whole JSON number grammar.
+"""
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+#: the full JSON number grammar, for numbers no value keyword constrains
+JSON_NUMBER = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+\-]?[0-9]+)?"
+#: the policy's integers
+INTEGER = r"0|-?[1-9][0-9]*"
+#: default bounds on the work and the text of one lexeme
+MAX_STATES = 4096
+MAX_REGEX_CHARS = 16384
+#: bounds spelling more digits than this are refused up front: the range regex grows with the
+#: square of the digit count (about 7 KB at 20 digits)
+MAX_BOUND_DIGITS = 32
+
+
+def exact(x: Any) -> int | Decimal:
+    """The exact value of a schema number: ints as they are, a float as the decimal its
+    shortest repr spells, a Decimal as it is. Raises TypeError for bool and non-numbers and
+    ValueError for non-finite values."""
+    if isinstance(x, bool):
+        raise TypeError("a boolean is not a JSON number")
+    if isinstance(x, int):
+        return x
+    if isinstance(x, float):
+        if not math.isfinite(x):
+            raise ValueError(f"{x} is not a JSON number")
+        return Decimal(repr(x))
+    if isinstance(x, Decimal):
+        if not x.is_finite():
+            raise ValueError(f"{x} is not a JSON number")
+        return x
+    raise TypeError(f"{type(x).__name__} is not a JSON number")
+
+
+def fraction(x: Any) -> Fraction:
+    """`exact(x)` as a Fraction, for arithmetic that must stay exact (division, remainders)."""
+    return Fraction(exact(x))
+
+
+def is_number(x: Any) -> bool:
+    """A JSON number value (not a boolean), of any exact or float representation."""
+    return isinstance(x, (int, float, Decimal)) and not isinstance(x, bool)
+
+
+def is_integral(x: Any) -> bool:
+    """Whether the number's exact value is an integer (`1.0` is, `1e400` cannot occur)."""
+    return fraction(x).denominator == 1
+
+
+def is_multiple(value: Any, step: Any) -> bool:
+    """Whether `value` is an integer multiple of `step` (> 0), exactly."""
+    return (fraction(value) / fraction(step)).denominator == 1
+
+
+def literal_is_exact(text: str) -> bool:
+    """Whether the double nearest to the JSON literal `text` has a shortest repr that spells
+    the literal's own value (so a float can stand for it, by the value convention)."""
+    value = float(text)
+    return math.isfinite(value) and Decimal(repr(value)) == Decimal(text)
+
+
+def _readers(integer: bool, bounds: list[tuple[Fraction, str]], multiple_of: Fraction | None) -> list[Any]:
+    from schemac.numbers_dfa import bound_reader, multiple_reader, policy_reader
+
+    readers = [policy_reader(integer)]
+    readers += [bound_reader(b, rel) for b, rel in bounds]
+    if multiple_of is not None:
+        readers.append(multiple_reader(multiple_of))
+    return readers
+
+
+def _constraints(minimum: Any, maximum: Any, exclusive_minimum: Any, exclusive_maximum: Any) -> list[tuple[Fraction, str]]:
+    """The tightest lower and upper bound as (value, relation) pairs."""
+    out: list[tuple[Fraction, str]] = []
+    lower = [(fraction(v), rel) for v, rel in ((minimum, "ge"), (exclusive_minimum, "gt")) if v is not None]
+    upper = [(fraction(v), rel) for v, rel in ((maximum, "le"), (exclusive_maximum, "lt")) if v is not None]
+    if lower:  # the larger bound wins; at a tie the exclusive one
+        out.append(max(lower, key=lambda b: (b[0], b[1] == "gt")))
+    if upper:
+        out.append(min(upper, key=lambda b: (b[0], b[1] != "lt")))
+    return out
+
+
+def _positions(x: Fraction) -> int:
+    """How many digit positions (integer and fraction) the decimal `x` spells."""
+    from schemac.numbers_dfa import decimal_digits
+
+    whole, frac = decimal_digits(abs(x))
+    return len(whole) + len(frac)
+
+
+def _automaton(integer: bool, minimum: Any, maximum: Any, exclusive_minimum: Any, exclusive_maximum: Any,
+               multiple_of: Any) -> Any:
+    """The minimal automaton of the constrained policy spellings; None when nothing constrains
+    the value. Raises TooLarge past the digit or state bounds."""
+    from schemac.numbers_dfa import TooLarge, minimal, product
+
+    step = None if multiple_of is None else fraction(multiple_of)
+    if step is not None and step <= 0:
+        raise ValueError(f"multipleOf must be positive, not {multiple_of}")
+    bounds = _constraints(minimum, maximum, exclusive_minimum, exclusive_maximum)
+    if step is not None and integer and (1 / step).denominator == 1:
+        step = None  # every integer is a multiple of 1/n
+    if not bounds and step is None:
+        return None
+    if any(_positions(b) > MAX_BOUND_DIGITS for b, _ in bounds):
+        raise TooLarge(f"a bound spells more than {MAX_BOUND_DIGITS} digits")
+    return minimal(product(_readers(integer, bounds, step), MAX_STATES))
+
+
+def number_regex(
+    *,
+    integer: bool,
+    minimum: Any = None,
+    maximum: Any = None,
+    exclusive_minimum: Any = None,
+    exclusive_maximum: Any = None,
+    multiple_of: Any = None,
+    max_chars: int = MAX_REGEX_CHARS,
+) -> str | None:
+    """A regex body (llguidance/RE2/ECMA syntax, no anchors, no lookaround) matching exactly the
+    policy spellings of the numbers (integers when `integer`) that satisfy every given
+    constraint. None when no regex within `max_chars` (or `MAX_STATES` automaton states,
+    `MAX_BOUND_DIGITS` bound digits) expresses it, and `EMPTY` when no number satisfies them.
+
+    Arguments are schema literals (int, float by the value convention, or Decimal);
+    `multiple_of` must be > 0. The body may hold a top-level `|`: wrap it in `(?:...)` before
+    concatenating it with anything else.
+    """
+    from schemac.numbers_dfa import TooLarge
+    from schemac.numbers_regex import dfa_regex
+
+    try:
+        dfa = _automaton(integer, minimum, maximum, exclusive_minimum, exclusive_maximum, multiple_of)
+        if dfa is None:
+            return INTEGER if integer else JSON_NUMBER
+        regex = dfa_regex(dfa, max_chars)
+    except TooLarge:
+        return None
+    return EMPTY if regex is None else regex
+
+
+def number_rules(
+    name: str,
+    *,
+    integer: bool,
+    minimum: Any = None,
+    maximum: Any = None,
+    exclusive_minimum: Any = None,
+    exclusive_maximum: Any = None,
+    multiple_of: Any = None,
+) -> str | None:
+    """Lark rules defining `name` as the same spellings `number_regex` describes, written as a
+    right-linear grammar (one rule per automaton state, one single-character terminal per step).
+
+    Why: a regex for a residue automaton grows exponentially with the step's factor prime to 10
+    (`multipleOf: 7` unbounded passes 16 KB), while these rules grow linearly with the automaton.
+    None when the automaton passes `MAX_STATES` states or no number satisfies the constraints;
+    with no value constraint at all, the policy's integers or all JSON numbers as one terminal.
+    Rule names are `name` and `name_<state>`; `name` must be a lowercase Lark rule name.
+    """
+    from schemac.numbers_dfa import TooLarge
+    from schemac.numbers_regex import char_class
+
+    try:
+        dfa = _automaton(integer, minimum, maximum, exclusive_minimum, exclusive_maximum, multiple_of)
+    except TooLarge:
+        return None
+    if dfa is None:
+        return f"{name}: /{INTEGER if integer else JSON_NUMBER}/\n"
+    if not dfa.accepting:
+        return None
+    lines = [f"{name}: {name}_0"]
+    for s, out in enumerate(dfa.edges):
+        if not out:
+            continue  # a final state: reached only through the one-character alternatives
+        by_target: dict[int, set[str]] = {}
+        for ch, t in out.items():
+            by_target.setdefault(t, set()).add(ch)
+        options = []
+        for t, chars in sorted(by_target.items()):
+            term = "/" + char_class(frozenset(chars)) + "/"
+            if dfa.edges[t]:
+                options.append(f"{term} {name}_{t}")
+            if t in dfa.accepting:
+                options.append(term)
+        lines.append(f"{name}_{s}: " + " | ".join(options))
+    return "\n".join(lines) + "\n"
+
+
+#: a regex no text matches (llguidance, RE2 and ECMA-262 all read an empty complement so)
+EMPTY = r"[^\s\S]"

@@ -1,0 +1,34 @@
+"""ECMA-262 regex semantics for all of schemac: translation, matching, checks, JSON string terminals.
+
+Owns every use of a schema pattern (and is the only importer of RE2); see `engine` for why.
+
+JSON Schema patterns are ECMA-262 regexes with the "u" flag, matched unanchored. RE2 (the
+validator's engine) and llguidance's Rust-like engine disagree with ECMA and with each other on
+`.`, `\\s`, `[^]`, `[]`, `\\u` escapes and `[[:name:]]`. `translate` rewrites an ECMA pattern
+into a spelling whose meaning is the ECMA one in *both* engines: every character class becomes an
+explicit list of `\\x{..}` ranges, literals are escaped, names of groups are dropped and lazy
+quantifiers become greedy (same language). Anything whose ECMA meaning no engine can keep is
+refused: look-around, `\\b`/`\\B` (llguidance has no assertions), backreferences, `\\p{..}`
+(Unicode tables differ between engines), lone surrogates. `translate` also works around an
+llguidance 1.9.1 bug with classes that hold every control character (`guard`) and refuses the
+patterns it cannot fix, and (`rewrite`) respells word-limit repetitions such as
+`(?:\\S+\\s+){0,99}\\S+` into equal languages llguidance's lexer can run.
+`ecma_search` is the one matcher: RE2 on the translated pattern.
+`strings` builds Lark terminals for canonical JSON string spellings whose values match.
+"""
+from __future__ import annotations
+
+from schemac.regex.check import check_patterns, llguidance_pattern_errors
+from schemac.regex.engine import _explicit, compile_re2, ecma_search, translate
+from schemac.regex.parse import _Translator
+from schemac.regex.strings import canonical_string_terminal, json_string_terminal
+from schemac.regex.syntax import (
+    _LINE_TERMINATORS, MAX_CODE_POINT, MAX_PATTERN_CHARS, MAX_REPEAT, RE2_MAX_MEM, PatternError, Ranges, _complement,
+)
+
+__all__ = [
+    "MAX_CODE_POINT", "MAX_PATTERN_CHARS", "MAX_REPEAT", "RE2_MAX_MEM", "PatternError", "Ranges",
+    "canonical_string_terminal", "check_patterns", "compile_re2", "ecma_search", "json_string_terminal",
+    "llguidance_pattern_errors", "translate",
+    "_LINE_TERMINATORS", "_Translator", "_complement", "_explicit",
+]

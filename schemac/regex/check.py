@@ -1,0 +1,126 @@
+"""Front-end check of every pattern in a schema, and locating llguidance's refusals."""
+from __future__ import annotations
+
+from typing import Iterator
+
+from schemac.budget import Budget
+from schemac.diagnostics import Diagnostic, reject
+from schemac.regex.engine import compile_re2, translate
+from schemac.regex.syntax import MAX_PATTERN_CHARS, PatternError
+from schemac.schema import SUBSCHEMA_KEYWORDS, Bundle, Schema, child_pointer, iter_subschemas
+
+
+def _patterns(node: Schema, pointer: str) -> Iterator[tuple[str, str]]:
+    """(pattern, pointer) for every pattern in the tree under `node`; iterative."""
+    stack: list[tuple[Schema, str]] = [(node, pointer)]
+    while stack:
+        item, ptr = stack.pop()
+        if not isinstance(item, dict):
+            continue
+        pat = item.get("pattern")
+        if isinstance(pat, str):
+            yield pat, child_pointer(ptr, "pattern")
+        props = item.get("patternProperties")
+        if isinstance(props, dict):
+            for key in props:
+                yield key, child_pointer(ptr, "patternProperties", key)
+        stack.extend((sub, child_pointer(ptr, *path)) for path, sub in iter_subschemas(item))
+
+
+def _has_patterns(node: Schema) -> bool:
+    """Whether `_patterns` would yield anything: the same positions, no pointers, any order."""
+    stack: list[Schema] = [node]
+    shapes = SUBSCHEMA_KEYWORDS
+    while stack:
+        item = stack.pop()
+        if not isinstance(item, dict):
+            continue
+        if isinstance(item.get("pattern"), str):
+            return True
+        props = item.get("patternProperties")
+        if isinstance(props, dict) and props:
+            return True
+        for kw, value in item.items():
+            shape = shapes.get(kw)
+            if shape == "one":
+                if isinstance(value, (dict, bool)):
+                    stack.append(value)
+            elif shape == "list":
+                if isinstance(value, list):
+                    stack.extend(value)
+            elif shape == "map" and isinstance(value, dict):
+                stack.extend(value.values())
+    return False
+
+
+def _llguidance_error(patterns: list[str]) -> str:
+    """llguidance's complaint about `patterns` (all checked in one grammar), or ""."""
+    import llguidance
+
+    schema = {"type": "array", "prefixItems": [{"type": "string", "pattern": p} for p in patterns]}
+    try:
+        grammar = llguidance.LLMatcher.grammar_from_json_schema(schema)
+        return llguidance.LLMatcher.validate_grammar(grammar) or ""
+    except Exception as exc:  # llguidance raises ValueError/RuntimeError on malformed input
+        return str(exc) or type(exc).__name__
+
+
+def _llguidance_rejects(pattern: str) -> str:
+    message = _llguidance_error([pattern])
+    return "" if "Unsatisfiable" in message else message  # empty language: valid, just matches nothing
+
+
+def _roots(root: Schema | Bundle) -> list[tuple[Schema, str]]:
+    """(schema, pointer of its origin) for a schema, or for a bundle's root and definitions."""
+    if isinstance(root, Bundle):
+        return [(root.root, "")] + [(body, root.origin.get(name, "")) for name, body in root.defs.items()]
+    return [(root, "")]
+
+
+def check_patterns(root: Schema | Bundle, budget: Budget) -> None:
+    """Check every pattern (`pattern`, `patternProperties` keys, inside `propertyNames` too).
+
+    Each pattern must translate exactly and compile on RE2 within 2 MiB; its length is charged
+    to the `regex_chars` budget. Raises `CompileError`. Given a Bundle, pointers are the
+    definitions' origins in the user's document. llguidance's own acceptance is checked by the
+    grammar check (emit), and `llguidance_pattern_errors` locates a refusal only when that fails:
+    a separate llguidance check of every pattern cost as much as a typical whole compile.
+    """
+    roots = _roots(root)
+    if not any(_has_patterns(node) for node, _ in roots):
+        return
+    found: set[str] = set()
+    for node, pointer in roots:
+        for pattern, ptr in _patterns(node, pointer):
+            if len(pattern) > MAX_PATTERN_CHARS:
+                raise reject("regex-too-large", ptr, f"pattern is longer than {MAX_PATTERN_CHARS:,} characters")
+            budget.reserve("regex_chars", len(pattern), ptr)
+            if pattern in found:
+                continue
+            try:
+                compile_re2(pattern)
+                translate(pattern)
+            except PatternError as exc:
+                raise reject(exc.code, ptr, str(exc), hint="rewrite the pattern in the RE2-compatible subset of ECMA-262") from None
+            found.add(pattern)
+
+
+def llguidance_pattern_errors(root: Schema | Bundle, budget: Budget | None = None) -> list[Diagnostic]:
+    """`unsupported-regex` for each pattern (already past `check_patterns`) that llguidance's regex
+    engine refuses, at its pointer; empty when it takes them all. Run after a failed grammar check.
+    Given the compile's `budget`, locating stops (with what it found) once the deadline has passed:
+    each pattern costs one uninterruptible llguidance check."""
+    found: dict[str, str] = {}
+    for node, pointer in _roots(root):
+        for pattern, ptr in _patterns(node, pointer):
+            found.setdefault(pattern, ptr)
+    if not found or not _llguidance_error([translate(p) for p in found]):
+        return []
+    errors: list[Diagnostic] = []
+    for pattern, ptr in found.items():
+        if budget is not None and budget.expired():
+            break
+        message = _llguidance_rejects(translate(pattern))
+        if message:
+            errors.extend(reject("unsupported-regex", ptr, f"llguidance rejects the pattern: {message.strip()}").diagnostics)
+    return errors

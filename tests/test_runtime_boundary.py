@@ -1,0 +1,240 @@
+"""The engine boundary: misuse ends one request with a typed error (or is a documented no-op),
+never an exception in the engine loop; speculative rows stay right when the bitmask is reused."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import schemac
+from schemac.artifact import Artifact
+from schemac.runtime import Engine, RequestOptions, StructuredOutputError, tekken_tokenizer
+
+VOCAB = 1000 + 3000
+SCHEMA = {
+    "type": "object",
+    "properties": {"n": {"type": "integer"}, "tag": {"enum": ["red", "green"]}, "s": {"type": "string", "maxLength": 6}},
+    "required": ["n", "tag"],
+    "additionalProperties": False,
+}
+
+
+@lru_cache(maxsize=None)
+def tok():
+    return tekken_tokenizer(vocab_size=VOCAB)
+
+
+@lru_cache(maxsize=None)
+def engine() -> Engine:
+    return Engine.from_hf(tok(), lm_head_size=VOCAB + 64)
+
+
+@lru_cache(maxsize=None)
+def art() -> Artifact:
+    return schemac.compile(SCHEMA)
+
+
+def enc(text: str) -> list[int]:
+    return tok().encode(text, add_special_tokens=False)
+
+
+GOOD = enc('{"n": 12, "tag": "red", "s": "abc"}')
+
+
+def admit():
+    eng = engine()
+    state = eng.admit(art(), RequestOptions(eng.tokenizer.fingerprint))
+    state.wait_ready(30)
+    return state
+
+
+# -- errors per request ----------------------------------------------------------------------
+@pytest.mark.parametrize("bad", [-1, VOCAB, VOCAB + 63, 2**40, "7", 1.0, None, True])
+@pytest.mark.parametrize("call", ["commit", "accept"])
+def test_out_of_vocabulary_ids_fail_only_that_request(bad, call):
+    s, other = admit(), admit()
+    s.commit(GOOD[:2])
+    other.commit(GOOD[:2])
+    assert getattr(s, call)([GOOD[2], bad]) is False
+    assert s.error is not None and s.error.code == "invalid-token"
+    assert s.acknowledged == 2  # nothing of the rejected delta is reported consumed
+    with pytest.raises(StructuredOutputError):
+        s.check()
+    assert other.commit(GOOD[2:]) and other.is_accepting()
+    s.release()
+    other.release()
+
+
+def test_numpy_and_tensor_ids_are_ids():
+    s = admit()
+    assert s.commit([np.int64(GOOD[0]), torch.tensor(GOOD[1])])
+    assert s.commit(np.array(GOOD[2:], dtype=np.int32).tolist()) and s.is_accepting()
+
+
+def test_calls_after_release_are_no_ops():
+    eng = engine()
+    s = admit()
+    s.commit(GOOD[:3])
+    s.accept(GOOD[3:5])
+    s.release()
+    active = eng.active
+    assert s.commit(GOOD[3:]) is False and s.acknowledged == 3  # never reports unconsumed tokens
+    assert s.accept(GOOD[3:4]) is False
+    s.rollback(5)  # documented no-op after release
+    s.rollback()
+    s.release()
+    assert eng.active == active and s.error is None and s.terminated
+    bm = eng.allocate_bitmask(3)
+    eng.fill(bm, [(s, 0, [GOOD[3], -1])])
+    assert all(torch.equal(r, eng.filler.stop) for r in bm)
+    s.check()  # a released request has no error to raise
+
+
+@pytest.mark.parametrize("n", [3, -1, 1.5])
+def test_rollback_past_acknowledged_fails_the_request(n):
+    s = admit()
+    s.commit(GOOD[:2])
+    s.accept(GOOD[2:4])
+    s.rollback(n)
+    assert s.error is not None and s.error.code == "rollback-past-acknowledged"
+    assert s.pending == 0 and s.acknowledged == 2 and s.terminated
+
+
+def test_commit_before_ready_fails_instead_of_raising():
+    eng = Engine.from_hf(tok(), lm_head_size=VOCAB)
+    from concurrent.futures import Future
+
+    class _Never:
+        def submit(self, fn, *args):
+            return Future()
+
+    eng.loader._executor = _Never()
+    s = eng.admit(schemac.compile({"type": "integer"}), RequestOptions(eng.tokenizer.fingerprint))
+    assert not s.ready()
+    assert s.commit(enc("1")) is False
+    assert s.error is not None and s.error.code == "request-not-ready"
+    bm = eng.allocate_bitmask(1)
+    eng.fill(bm, [(s, 0, ())])
+    assert torch.equal(bm[0], eng.filler.stop)
+
+
+def test_grammar_rejection_reports_only_consumed_tokens():
+    s = admit()
+    assert s.commit(GOOD[:3])
+    assert s.commit(enc("zz") + GOOD[3:]) is False
+    assert s.error is not None and s.error.code == "grammar-rejected"
+    assert s.acknowledged == 3  # the rejected token and those after it were not consumed
+
+
+@pytest.mark.parametrize("batch", [True, False])
+def test_out_of_vocabulary_drafts_end_the_drafts_without_poisoning(batch):
+    s = admit()
+    s.commit(GOOD[:2])
+    for bad in (-1, VOCAB, VOCAB + 10):
+        bm = engine().allocate_bitmask(4)
+        drafts = [GOOD[2], bad, GOOD[3]]
+        if batch:
+            engine().fill(bm, [(s, 0, drafts)])
+        else:
+            s.fill(bm, 0, drafts, engine().filler.stop)
+        assert torch.equal(bm[2], engine().filler.stop) and torch.equal(bm[3], engine().filler.stop)
+        assert not torch.equal(bm[1], engine().filler.stop)
+    assert s.error is None and s.pending == 0
+    assert s.commit(GOOD[2:]) and s.is_accepting()
+
+
+# -- speculative rows with one bitmask reused across steps ------------------------------------
+def sequential_rows(committed: list[int], drafts: list[int]) -> torch.Tensor:
+    """Rows computed by feeding the drafts one by one through the mask, on a fresh bitmask."""
+    ref = admit()
+    assert ref.commit(committed)
+    stop = engine().filler.stop
+    out = engine().allocate_bitmask(len(drafts) + 1)
+    alive = True
+    for i in range(len(drafts) + 1):
+        if not alive:
+            out[i] = stop
+            continue
+        ref.fill(out, i)
+        if i < len(drafts):
+            t = drafts[i]
+            alive = bool((int(out[i, t // 32]) >> (t % 32)) & 1) and ref.commit([t])
+    ref.release()
+    return out
+
+
+@settings(max_examples=10, deadline=None)
+@given(k=st.integers(1, 4), batch=st.booleans(), noise=st.lists(st.integers(0, VOCAB - 1), min_size=8, max_size=8))
+def test_reused_bitmask_rows_equal_sequential(k, batch, noise):
+    """One bitmask tensor, reused every step (as engines do): each step's draft rows equal the
+    sequential recomputation, whatever earlier steps left in the tensor. Each step first
+    drafts the tokens one position ahead (mostly forbidden there), then the right ones, which
+    the next step drafts again at the same rows, now allowed."""
+    eng = engine()
+    s = admit()
+    bm = eng.allocate_bitmask(k + 1)
+    pos = 0
+    step = 0
+    while pos < len(GOOD):
+        ahead = GOOD[pos + 1 : pos + 1 + k] or [noise[step % len(noise)]]
+        right = GOOD[pos : pos + k]
+        if step % 3 == 2:  # and some steps draft a wrong token last
+            right = right[:-1] + [noise[step % len(noise)]]
+        for drafts in (ahead, right):
+            if batch:
+                eng.fill(bm, [(s, 0, drafts)])
+            else:
+                s.fill(bm, 0, drafts, eng.filler.stop)
+            assert torch.equal(bm[: len(drafts) + 1], sequential_rows(GOOD[:pos], drafts)), (pos, drafts)
+        assert s.commit(GOOD[pos : pos + 1])
+        pos += 1
+        step += 1
+    assert s.is_accepting()
+
+
+# -- batch commit (parallel consume) equals commit one by one ---------------------------------
+@settings(max_examples=10, deadline=None)
+@given(plan=st.lists(st.lists(st.sampled_from(["good", "bad", "eos", "oov", "two", "none"]), min_size=6, max_size=6), min_size=1, max_size=5))
+def test_engine_commit_equals_sequential_commits(plan):
+    eng = engine()
+    twins = [(admit(), admit()) for _ in plan]
+    pos = [0] * len(plan)
+    for step in range(6):
+        batch, expected = [], []
+        for n, (a, b) in enumerate(twins):
+            kind = plan[n][step]
+            p = pos[n]
+            tokens = {
+                "good": GOOD[p : p + 1],
+                "bad": enc("zz")[:1],
+                "eos": [2],
+                "oov": [-1],
+                "two": GOOD[p : p + 2],
+                "none": [],
+            }[kind]
+            pos[n] += len(tokens) if kind in ("good", "two") else 0
+            batch.append((a, tokens))
+            expected.append(b.commit(tokens))
+        assert eng.commit(batch) == expected
+        for a, b in twins:
+            assert (a.acknowledged, a.answer, a.terminated) == (b.acknowledged, b.answer, b.terminated)
+            assert (a.error and a.error.code) == (b.error and b.error.code)
+    for a, b in twins:
+        a.release()
+        b.release()
+
+
+def test_one_request_twice_in_a_batch():
+    """An engine that lists a request twice gets what two calls in order give, not an error."""
+    eng = engine()
+    s, ref = admit(), admit()
+    assert eng.commit([(s, GOOD[:1]), (s, GOOD[1:2])]) == [ref.commit(GOOD[:1]), ref.commit(GOOD[1:2])]
+    assert s.answer == ref.answer and s.acknowledged == ref.acknowledged == 2
+    bm = eng.allocate_bitmask(4)
+    eng.fill(bm, [(s, 0, GOOD[2:3]), (s, 2, [])])
+    assert torch.equal(bm[:2], sequential_rows(GOOD[:2], GOOD[2:3]))
+    assert torch.equal(bm[2:3], sequential_rows(GOOD[:2], []))
