@@ -116,10 +116,11 @@ def lower_schema(schema: Schema, options: dict[str, Any], budget: Budget, sink: 
     return bundle, lower_bundle(bundle, budget, sink), source_dialect
 
 
-def emit_schema(bundle: Bundle, lowered: Schema, limits: Limits) -> str:
-    """`emit`, with a failed grammar check put on the user pattern llguidance refuses, if any."""
+def emit_schema(bundle: Bundle, lowered: Schema, budget: Budget) -> str:
+    """`emit` on the schema's budget, with a failed grammar check put on the user pattern
+    llguidance refuses, if any."""
     try:
-        return emit(lowered, limits)
+        return emit(lowered, budget)
     except CompileError as exc:
         if exc.codes == ["grammar-error"]:
             located = llguidance_pattern_errors(bundle)
@@ -135,7 +136,7 @@ def _build(schema: Any, options: dict[str, Any], key: str, limits: Limits, censu
     try:
         bundle, lowered, source_dialect = lower_schema(schema, options, budget, sink, census)
         budget.check_deadline("")
-        grammar = emit_schema(bundle, lowered, limits)
+        grammar = emit_schema(bundle, lowered, budget)
     except CompileError as exc:
         exc.diagnostics = in_source(schema, options["upgrade_drafts"], sink.items + exc.diagnostics)
         raise

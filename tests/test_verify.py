@@ -59,29 +59,31 @@ def test_duplicate_keys_are_counted_apart() -> None:
 
 def test_dead_end_is_reported() -> None:
     """A prefix after which the matcher allows no token at all and cannot stop is a dead end
-    (the matcher is wrapped to produce one where the grammar has `[1`)."""
+    (the matcher is wrapped to produce one where the grammar has `[1`; the walk forks matchers
+    with `deep_copy`, so the wrapper forks itself with its token path)."""
     from schemac.verify.walk import Grammar
 
     grammar = Grammar(_lark('start: "[1]" | "[2]"'), ["[", "1", "2", "]"])
-    real, consumed = grammar.matcher, []
 
     class Stub:
+        def __init__(self, real: Any, consumed: list[int]) -> None:
+            self.real, self.consumed = real, consumed
+
         def compute_bitmask(self) -> bytes:
-            mask = real.compute_bitmask()
-            return bytes(len(mask)) if consumed == [ord("["), ord("1")] else mask
+            mask = self.real.compute_bitmask()
+            return bytes(len(mask)) if self.consumed == [ord("["), ord("1")] else mask
 
         def consume_token(self, t: int) -> bool:
-            consumed.append(t)
-            return bool(real.consume_token(t))
+            self.consumed.append(t)
+            return bool(self.real.consume_token(t))
 
-        def rollback(self, n: int) -> bool:
-            del consumed[-n:]
-            return bool(real.rollback(n))
+        def deep_copy(self) -> "Stub":
+            return Stub(self.real.deep_copy(), list(self.consumed))
 
         def __getattr__(self, name: str) -> Any:
-            return getattr(real, name)
+            return getattr(self.real, name)
 
-    grammar.matcher = Stub()
+    grammar.matcher = Stub(grammar.matcher, [])
     result = grammar.walk(4, 100, float("inf"))
     assert result.dead_ends == ["[1"] and result.texts == ["[2]"]
 
@@ -198,3 +200,62 @@ def test_refused_means_refused_in_every_key_order() -> None:
     refused = {c.text for c in report.first("refused", 10_000)}
     assert '{"a": 0, "b": 1}' in refused  # spaced spellings are not in this grammar in any order
     assert '{"a":0,"b":1}' not in refused and report.canonical_valid > 0  # admitted as {"b":1,"a":0}
+
+
+#: llguidance's stale mask cache after rollback (docs/llguidance-deviations.md, "Matcher behaviour" 4)
+STALE_CACHE_LARK = 'start: "{" ("\\"a\\"" KSEP N | "\\"b\\"" KSEP S) "}"\nKSEP: /: ?/\nN: /1\\.50*/\nS: "\\"1.5\\""'
+STALE_CACHE_SCHEMA = {"type": "object", "properties": {"a": {"const": 1.5, "minimum": 1},
+                                                       "b": {"const": "1.5", "minLength": 1}}}
+
+
+def _reference_texts(grammar: Any, depth: int) -> set[str]:
+    """The walk's texts computed without forks: every node is a fresh copy of the pristine
+    matcher that replays the node's whole token path, then computes one mask."""
+    texts: set[str] = set()
+
+    def visit(path: list[int], prefix: bytes) -> None:
+        m = grammar.matcher.deep_copy()
+        assert m.consume_tokens(path) or not path
+        mask = m.compute_bitmask()
+        if grammar._allowed(mask, grammar.eos):
+            texts.add(prefix.decode())
+        if len(path) == depth or m.is_stopped():
+            return
+        for t in grammar.walk_ids:
+            first = grammar.token_bytes[t][0]
+            if grammar._allowed(mask, t) or (t >= 256 and grammar._allowed(mask, first) and m.validate_tokens([t]) == 1):
+                visit(path + [t], prefix + grammar.token_bytes[t])
+
+    visit([], b"")
+    return texts
+
+
+@pytest.mark.parametrize("alphabet,texts", [
+    # a sibling reached after a rollback used to get the stale mask of `{"a":` and lose `{"b":"1.5"}`
+    (['{', '"a":', '"b":', '"1.5"', '}'], ['{"b":"1.5"}']),
+    (['{', '"a"', '"b"', ':', '"1.5"', '}'], ['{"b":"1.5"}']),
+    # ... or the stale mask of `{"b":` and crash on `"1.5"` after `{"a":`
+    (['{', '"b"', ':', '"a":', '"1.5"', '1.5', '}'], ['{"a":1.5}', '{"b":"1.5"}']),
+])
+def test_walk_is_exact_despite_the_stale_mask_cache(alphabet: list[str], texts: list[str]) -> None:
+    from schemac.verify.walk import Grammar
+
+    grammar = Grammar(_lark(STALE_CACHE_LARK), alphabet)
+    assert sorted(grammar.walk(5, 10_000, float("inf")).texts) == texts == sorted(_reference_texts(grammar, 5))
+
+
+def test_verify_survives_the_stale_mask_cache() -> None:
+    """The schema that found the deviation: verify at depth 3 used to raise ("llguidance refused
+    token ... its own mask allowed"); at depth 4 the walk finds both objects, exactly the texts a
+    fork-free reference walk finds."""
+    from schemac.verify.walk import Grammar
+
+    report = schemac.verify(STALE_CACHE_SCHEMA, depth=3, canonical=0)
+    assert report.status == "verified" and report.unsound_count == 0 and report.texts == 1 and not report.cut
+    artifact = schemac.compile(STALE_CACHE_SCHEMA, use_cache=False)
+    grammar = Grammar(artifact.grammar, tokens_for(artifact.schema))
+    for depth in (3, 4):
+        walked = grammar.walk(depth, 100_000, float("inf")).texts
+        assert len(walked) == len(set(walked)) and set(walked) == _reference_texts(grammar, depth)
+    assert {'{"b":"1.5"}', '{"a":1.5}', '{"a": 1.5}', '{"b": "1.5"}'} <= set(walked)
+    assert schemac.verify(STALE_CACHE_SCHEMA, depth=4, canonical=0).unsound_count == 0

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from schemac.budget import Limits, check_cost, within_cost_by_size
+from schemac.budget import Budget, check_cost, within_cost_by_size
 from schemac.diagnostics import reject
 from schemac.emit.json_path import SYNTAX_POLICY, json_schema_grammar, translated
 from schemac.emit.lark_export import lark_text
@@ -30,12 +30,14 @@ def _validated(grammar: str) -> str | None:
     return (messages[0] if messages else "unknown error") if is_error else None
 
 
-def emit(lowered: Schema, limits: Limits | None = None) -> str:
-    """Grammar text for `lowered`, validated by llguidance; rejects with `grammar-error`."""
+def emit(lowered: Schema, budget: Budget | None = None) -> str:
+    """Grammar text for `lowered`, validated by llguidance; rejects with `grammar-error`, or
+    `too-large` when writing it passes the budget's deadline or grammar size."""
     from schemac.emit.lark_writer import lark_grammar, needs_lark
     from schemac.regex import PatternError
 
-    limits = limits or Limits()
+    budget = budget or Budget()
+    limits = budget.limits
     if lowered is False:
         raise reject("unsatisfiable", "", "no JSON value satisfies this schema, so no answer can be generated")
     if lowered is True:
@@ -49,7 +51,7 @@ def emit(lowered: Schema, limits: Limits | None = None) -> str:
             check_cost(lowered, limits)  # loader's bounds; llguidance's check is uninterruptible
         if any(s in text for s in _SCREEN) and needs_lark(lowered):  # Lark writes it, embeds the rest
             lark = True
-            grammar = lark_grammar(lowered)
+            grammar = lark_grammar(lowered, budget=budget)
         else:
             if '"pattern' in text:
                 text = json.dumps(translated(lowered), ensure_ascii=False, allow_nan=False)
@@ -62,7 +64,7 @@ def emit(lowered: Schema, limits: Limits | None = None) -> str:
         raise reject("too-large", "", f"grammar is {len(grammar)} bytes; the limit is {limits.max_grammar_bytes}")
     message = _validated(grammar)
     if message is not None and lark and "Unsatisfiable schema" in message:
-        grammar = lark_grammar(lowered, check_unsat=True)  # drop the parts that accept nothing
+        grammar = lark_grammar(lowered, check_unsat=True, budget=budget)  # drop the parts that accept nothing
         message = _validated(grammar)
     if message is not None:
         if "Unsatisfiable schema" in message:

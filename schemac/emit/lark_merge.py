@@ -9,11 +9,15 @@ A second `anyOf` waits in `allOf` and is distributed after the first.
 """
 from __future__ import annotations
 
+import json
 from decimal import Decimal
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from schemac.lower.marks import MARK
 from schemac.schema import Schema, ref_name
+
+if TYPE_CHECKING:
+    from schemac.emit.lark_prune import Screen
 
 #: The writer's own key: the contains constraints of one array, from any number of allOf parts.
 CL = " contains"
@@ -80,10 +84,23 @@ def types_of(node: dict[str, Any]) -> list[str]:
 
 
 def conj(parts: list[Schema]) -> Schema:
-    """The conjunction of `parts` as one schema (true parts dropped)."""
-    rest = [p for p in parts if p is not True]
-    if any(p is False for p in rest):
-        return False
+    """The conjunction of `parts` as one schema: true parts dropped, bare allOf parts flattened
+    and equal parts kept once (conjunction is idempotent). Without that, merging an object with
+    itself (a `$ref` reached twice) doubles every property's schema at every level below."""
+    rest: list[Schema] = []
+    seen: set[str] = set()  # by JSON text: Python's == would merge `true` with `1`
+    stack = list(reversed(parts))
+    while stack:
+        p = stack.pop()
+        if isinstance(p, dict) and len(p) == 1 and isinstance(p.get("allOf"), list):
+            stack.extend(reversed(p["allOf"]))
+        elif p is False:
+            return False
+        elif p is not True:
+            key = json.dumps(p, sort_keys=True)
+            if key not in seen:
+                seen.add(key)
+                rest.append(p)
     return True if not rest else rest[0] if len(rest) == 1 else {"allOf": rest}
 
 
@@ -225,7 +242,7 @@ def _atoms(node: Schema, defs: dict[str, Any], pointer: str, depth: int, out: li
         out.append(current)
 
 
-def merged(node: dict[str, Any], defs: dict[str, Any], pointer: str) -> dict[str, Any]:
+def merged(node: dict[str, Any], defs: dict[str, Any], pointer: str, screen: "Screen") -> dict[str, Any]:
     """`node` as one node the writer reads: its conjuncts merged where exact, or, at its first
     anyOf/oneOf, `{"anyOf": [...]}` with every other conjunct distributed into each branch (in
     place, so property order stays llguidance's)."""
@@ -237,7 +254,12 @@ def merged(node: dict[str, Any], defs: dict[str, Any], pointer: str) -> dict[str
         assert isinstance(atom, dict)
         kind = "anyOf" if "anyOf" in atom else "oneOf" if "oneOf" in atom else None
         if kind is not None:
-            alts = [{"allOf": atoms[:j] + [b] + atoms[j + 1:]} for b in atom[kind]]
+            # a branch the other conjuncts contradict is left out before it multiplies (exact: it
+            # accepts nothing here; a oneOf still counts it, through ONE_OF, for disjointness)
+            parts = [atoms[:j] + [b] + atoms[j + 1:] for b in atom[kind]]
+            alts = [{"allOf": p} for p in parts if not screen.dead(p)]
+            if not alts:
+                return {"type": []}
             return {"anyOf": alts, **({ONE_OF: atom[kind]} if kind == "oneOf" else {})}
     out: dict[str, Any] = {}
     for part in atoms:

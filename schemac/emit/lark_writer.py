@@ -15,12 +15,14 @@ import json
 from decimal import Decimal
 from typing import Any
 
+from schemac.budget import Budget
 from schemac.diagnostics import reject
 from schemac.emit.json_path import SYNTAX_POLICY, embed, literal, translated
 from schemac.emit.lark_arrays import write_array
 from schemac.emit.lark_merge import (CL, NUMBER_KEYS, OBJECT_KEYS, ONE_OF, STRING_KEYS, STRINGS, Unwritable,
                                      merged, types_of)
 from schemac.emit.lark_numbers import constrained, number_terminal
+from schemac.emit.lark_prune import Screen
 from schemac.emit.lark_objects import write_object
 from schemac.lower.marks import MARK, marked
 from schemac.schema import Schema, child_pointer, iter_subschemas, ref_name
@@ -108,8 +110,12 @@ class Writer:
     the embeddings are trusted, and emit retries with checks when llguidance reports one.
     """
 
-    def __init__(self, defs: dict[str, Any], check_unsat: bool, prefix: str = "") -> None:
+    def __init__(self, defs: dict[str, Any], check_unsat: bool, prefix: str = "", budget: Budget | None = None) -> None:
         self.defs = defs
+        #: the schema's budget: its deadline and grammar size are checked while rules are written
+        self.budget = budget or Budget()
+        self._sized = 0  # rules whose bytes are counted in `_bytes`
+        self._bytes = 0
         self.prefix = prefix
         #: the item and key separator terminals (the syntax policy), named for this writer
         self.sep, self.ksep = f"{prefix.upper()}SEP", f"{prefix.upper()}KSEP"
@@ -118,6 +124,7 @@ class Writer:
         self.memo: dict[str, str | None] = {}
         #: id(node) -> (node, whether it needs Lark); the node is kept so its id stays its own
         self.needs_memo: dict[int, tuple[Any, bool]] = {}
+        self.screen = Screen(defs)
         self.count = 0
         # which definitions reach a node that needs Lark (through other definitions): a fixpoint
         self.def_needs = {n: needs_lark(body) for n, body in defs.items()}
@@ -203,6 +210,7 @@ class Writer:
         """Rule name for `node`, or None when it accepts nothing."""
         if node is False:
             return None
+        self._check(pointer)
         if node is True or not self.needs(node):
             return self.embed(node)
         key = self.key_of(node)
@@ -219,7 +227,7 @@ class Writer:
             return rule
         rule = self.name("s")
         self.memo[key] = rule
-        whole = merged(node, self.defs, pointer)
+        whole = merged(node, self.defs, pointer, self.screen)
         if "anyOf" not in whole and ("const" in whole or "enum" in whole):
             result = self._listed(node, whole)
         else:
@@ -229,6 +237,18 @@ class Writer:
             return None
         self.rules.append(f"{rule}: {result}")
         return rule
+
+    def _check(self, pointer: str) -> None:
+        """Stop writing once the deadline or the grammar size limit is passed (distribution can
+        multiply a schema's size many times over, so neither is known before writing)."""
+        self.budget.check_deadline(pointer)
+        if len(self.rules) - self._sized >= 64:
+            self._bytes += sum(map(len, self.rules[self._sized:]))
+            self._sized = len(self.rules)
+            limit = self.budget.limits.max_grammar_bytes
+            if self._bytes > limit:
+                raise reject("too-large", pointer, f"the grammar passes {limit} bytes while being written",
+                             hint="simplify the schema around this pointer (fewer anyOf/oneOf branches under allOf)")
 
     def _check_one_of(self, branches: list[Schema], pointer: str) -> None:
         """A oneOf may be written as alternatives only once llguidance proves its branches
@@ -309,13 +329,14 @@ class Writer:
         return " | ".join(alts) if alts else None
 
 
-def lark_rules(lowered: Schema, prefix: str = "", check_unsat: bool = False) -> tuple[str, list[str]]:
+def lark_rules(lowered: Schema, prefix: str = "", check_unsat: bool = False,
+               budget: Budget | None = None) -> tuple[str, list[str]]:
     """(start expression, rule lines) for a lowered schema, every name starting with `prefix`
     (terminals with it in upper case), so several schemas can share one Lark grammar (tool
     envelopes). Raises CompileError where the schema cannot be written exactly."""
     root, defs = (lowered, {}) if not isinstance(lowered, dict) else (
         {k: v for k, v in lowered.items() if k != "$defs"}, dict(lowered.get("$defs", {})))
-    writer = Writer(defs, check_unsat, prefix)
+    writer = Writer(defs, check_unsat, prefix, budget)
     try:
         top = writer.value(root, "")
     except Unwritable as exc:
@@ -330,8 +351,8 @@ def lark_rules(lowered: Schema, prefix: str = "", check_unsat: bool = False) -> 
     return top, [f"{writer.sep}: /, ?/", f"{writer.ksep}: /: ?/"] + writer.rules
 
 
-def lark_grammar(lowered: Schema, check_unsat: bool = False) -> str:
+def lark_grammar(lowered: Schema, check_unsat: bool = False, budget: Budget | None = None) -> str:
     """The llguidance grammar JSON for a lowered schema that needs Lark somewhere."""
-    top, rules = lark_rules(lowered, "", check_unsat)
+    top, rules = lark_rules(lowered, "", check_unsat, budget)
     text = "\n".join([f"start: {top}"] + rules) + "\n"
     return json.dumps({"grammars": [{"lark_grammar": text}]}, ensure_ascii=False)

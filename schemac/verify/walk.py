@@ -6,12 +6,20 @@ only alphabet tokens the grammar allows (the mask, and for a multi-byte token th
 out, `validate_tokens`), so every node it visits is a prefix the grammar admits; a
 prefix where the mask allows EOS is a complete text. Texts reached by two token spellings of the
 same bytes are walked once (the matcher's state depends on the bytes alone).
+
+No matcher here is ever rolled back or reset: llguidance (1.7.2-1.9.1) keeps one cached mask
+keyed on (lexer state, row index) that `rollback`/`reset` leave in place, so after either a
+later state that reuses the row index gets another state's mask (docs/llguidance-deviations.md,
+"Matcher behaviour" 4): the walk would skip admitted texts and trip on tokens the stale mask
+allows. Each child is a `deep_copy` of its parent advanced by one token (a copy of a matcher
+whose history only went forward has a valid cache), and `accepts` works on a fresh copy of the
+pristine matcher, which itself never consumes anything.
 """
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 
 @dataclass
@@ -58,15 +66,12 @@ class Grammar:
 
     def accepts(self, text: str) -> bool:
         """Whether the grammar admits exactly `text` (UTF-8) and may stop there."""
-        m = self.matcher
-        m.reset()
+        m = self.matcher.deep_copy()  # never reset(): its stale mask cache would outlive it
         tokens = list(text.encode())
         if m.validate_tokens(tokens) < len(tokens):  # checked first: a refused token would leave an error state
             return False
         m.consume_tokens(tokens)
-        accepted = self._allowed(m.compute_bitmask(), self.eos)
-        m.reset()
-        return accepted
+        return self._allowed(m.compute_bitmask(), self.eos)
 
     @staticmethod
     def _allowed(mask: bytes, token: int) -> bool:
@@ -76,15 +81,14 @@ class Grammar:
              on_text: Callable[[str], None] | None = None) -> WalkResult:
         """Every complete text of at most `depth` tokens, depth-first, within the budgets."""
         result = WalkResult()
-        m = self.matcher
-        m.reset()
         seen: dict[bytes, int] = {}  # prefix → the most tokens left when it was walked
         allowed = self._allowed
         texts: set[bytes] = set()
         walk_ids = self.walk_ids
         token_bytes = self.token_bytes
 
-        def visit(prefix: bytes, left: int) -> None:
+        def visit(m: Any, prefix: bytes, left: int) -> None:
+            """Walk below `m` (a matcher at `prefix` whose history only went forward)."""
             mask = m.compute_bitmask()
             if allowed(mask, self.eos) and prefix not in texts:
                 texts.add(prefix)
@@ -116,12 +120,11 @@ class Grammar:
                 if result.nodes & 255 == 0 and time.monotonic() > deadline:
                     result.cut = "time budget spent"
                     return
-                if not m.consume_token(t):
+                child = m.deep_copy()  # a fork, never consume + rollback (see the module docstring)
+                if not child.consume_token(t):
                     raise AssertionError(f"llguidance refused token {token_bytes[t]!r} its own mask allowed "
-                                         f"after {prefix!r}: {m.get_error()}")
-                visit(nxt, left - 1)
-                m.rollback(1)
+                                         f"after {prefix!r}: {child.get_error()}")
+                visit(child, nxt, left - 1)
 
-        visit(b"", depth)
-        m.reset()
+        visit(self.matcher.deep_copy(), b"", depth)
         return result
