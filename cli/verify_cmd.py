@@ -2,8 +2,10 @@
 
 Walks every text the compiled grammar admits within N alphabet tokens and checks each against
 final validation; checks canonical valid instances the other way (see `schemac.verify`).
-Exit codes: 0 nothing unsound, refused or disputed was found (a schema the compiler rejects is
-sound: it admits nothing), 1 a counterexample was found, 2 usage error.
+Exit codes: 0 nothing unsound, refused or disputed was found (a schema the compiler rejects for
+what it cannot lower is sound: it admits nothing), 1 a counterexample was found, 2 usage error or
+a file that is not a schema at all (not JSON, ambiguous literals, metaschema violations): there
+is nothing to verify, and a CI gate must not pass it.
 """
 from __future__ import annotations
 
@@ -53,7 +55,13 @@ def verify(schema_file: Path, depth: int, max_nodes: int, time_s: float, cross_c
             click.echo(f"  {c.kind}: {json.dumps(c.text, ensure_ascii=False)}  {c.detail}")
         for text in report.dead_ends:
             click.echo(f"  dead end: after {json.dumps(text, ensure_ascii=False)} the grammar allows no byte and cannot stop")
+    if report.status == "rejected" and {d.code for d in report.diagnostics} & _NOT_A_SCHEMA:
+        sys.exit(2)
     sys.exit(0 if report.ok else 1)
+
+
+#: Rejections that mean the file is not a (valid, unambiguous) schema rather than a limit of lowering.
+_NOT_A_SCHEMA = frozenset({"invalid-json", "duplicate-key", "invalid-number", "invalid-schema"})
 
 
 def _as_json(report: Any) -> dict[str, Any]:

@@ -6,6 +6,11 @@ Rows belong to (request, speculative position) as the engine lays them out; noth
 reordered. Requests in a reasoning block, failed, released or listed twice take the small
 Python path (reasoning or stop rows). An empty batch returns before touching anything.
 
+Drafted rows come from llguidance's draft call, which consumes the drafts on the request's
+matcher and rolls them back; llguidance's mask cache survives that rollback
+(docs/llguidance-deviations.md, "Matcher behaviour" 4), so each request records its drafts
+(`RequestState.drafting`) and rebuilds its matcher before a token that leaves them.
+
 A matcher in error (an llguidance lexer limit, hit by this request or by another one sharing
 its lexer) gets EOS-only rows from llguidance itself, drafts included (rows past the first are
 stop rows before the call); its request records the error at its next commit or `terminated`,
@@ -105,7 +110,9 @@ class MaskFiller:
                 valid = matcher.validate_tokens(draft_list[:known]) if known else 0
                 stopped.extend(range(row + 1, row + len(draft_list) + 1))
                 if valid:
-                    drafted.append((matcher, row, draft_list[:valid]))
+                    # llguidance consumes the drafts on the matcher and rolls them back, which
+                    # leaves its mask cache stale: the request records them (`drafting`)
+                    drafted.append((state.drafting(draft_list[:valid]), row, draft_list[:valid]))
                 else:
                     plain.append((matcher, row))
         if stopped:

@@ -118,6 +118,8 @@ class CompiledGrammar:
         self._loader = loader
 
     def copy(self) -> Any:
+        """A request's matcher. The pristine one never consumes a token, so every copy starts
+        with a valid mask cache (llguidance's cache outlives rollback: see request.py)."""
         return self.matcher.deep_copy()
 
     def check_shared(self) -> bool:

@@ -32,8 +32,10 @@ def _allowed(mask: bytes) -> list[int]:
 
 
 def walk(matcher: Any, rng: random.Random, random_steps: int, max_steps: int = 600) -> bytes | None:
-    """Bytes of one walk from the start to acceptance (None when not there within `max_steps`)."""
-    matcher.reset()
+    """Bytes of one walk from the start to acceptance (None when not there within `max_steps`).
+    Walks a fork of the (never consumed) `matcher`: after `reset()` llguidance's mask cache can
+    be stale (docs/llguidance-deviations.md)."""
+    matcher = matcher.deep_copy()
     out = bytearray()
     for step in range(max_steps):
         allowed = _allowed(matcher.compute_bitmask())

@@ -171,9 +171,16 @@ def test_cli_exit_codes(tmp_path: Any) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text('{"type": "array", "uniqueItems": 1}')
     result = CliRunner().invoke(cli, ["verify", str(bad), "--depth", "2"])
-    assert result.exit_code == 0 and "invalid-schema" in result.output and ":1:" in result.output
+    # not a schema: nothing to verify, and a CI gate must not pass it
+    assert result.exit_code == 2 and "invalid-schema" in result.output and ":1:" in result.output
     result = CliRunner().invoke(cli, ["verify", str(bad), "--json"])
-    assert json.loads(result.output)["status"] == "rejected"
+    assert json.loads(result.output)["status"] == "rejected" and result.exit_code == 2
+    bad.write_text('{"type": ')
+    assert CliRunner().invoke(cli, ["verify", str(bad)]).exit_code == 2
+    limit = tmp_path / "limit.json"  # a schema the compiler refuses to lower admits nothing: sound
+    limit.write_text('{"type": "array", "items": {"type": "string"}, "uniqueItems": true}')
+    result = CliRunner().invoke(cli, ["verify", str(limit), "--depth", "2"])
+    assert result.exit_code == 0 and "unique-items-unbounded" in result.output
 
 
 def test_llguidance_mask_leaves_out_multi_byte_tokens() -> None:
@@ -223,7 +230,9 @@ def _reference_texts(grammar: Any, depth: int) -> set[str]:
             return
         for t in grammar.walk_ids:
             first = grammar.token_bytes[t][0]
-            if grammar._allowed(mask, t) or (t >= 256 and grammar._allowed(mask, first) and m.validate_tokens([t]) == 1):
+            admitted = grammar._allowed(mask, t) or (t >= 256 and grammar._allowed(mask, first)
+                                                      and m.validate_tokens([t]) == 1)
+            if admitted:
                 visit(path + [t], prefix + grammar.token_bytes[t])
 
     visit([], b"")

@@ -75,6 +75,21 @@ def _properties(node: Any, root: Any) -> dict[str, Any]:
     return found
 
 
+def _unlisted(node: dict[str, Any], key: str) -> Any:
+    """The schema an unlisted key's value follows: its first matching patternProperties entry
+    (read with schemac's ECMA semantics), else additionalProperties."""
+    from schemac.regex import PatternError, ecma_search
+
+    patterns = node.get("patternProperties")
+    for pattern, sub in (patterns.items() if isinstance(patterns, dict) else ()):
+        try:
+            if ecma_search(pattern, key):
+                return sub
+        except PatternError:
+            continue
+    return node.get("additionalProperties")
+
+
 def reorder_keys(value: Any, node: Any, root: Any, depth: int = 0) -> Any:
     """`value` with object keys in the order the grammar generates them (properties order first)."""
     node = _deref(node, root)
@@ -83,8 +98,8 @@ def reorder_keys(value: Any, node: Any, root: Any, depth: int = 0) -> Any:
     if isinstance(value, dict):
         props = _properties(node, root)
         keys = [k for k in props if k in value] + [k for k in value if k not in props]
-        rest = node.get("additionalProperties")
-        return {k: reorder_keys(value[k], props.get(k, rest), root, depth + 1) for k in keys}
+        return {k: reorder_keys(value[k], props[k] if k in props else _unlisted(node, k), root, depth + 1)
+                for k in keys}
     if isinstance(value, list):
         prefix = node.get("prefixItems") if isinstance(node.get("prefixItems"), list) else []
         return [reorder_keys(v, prefix[i] if i < len(prefix) else node.get("items"), root, depth + 1)
