@@ -115,6 +115,10 @@ class DiskCache:
     def _path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.json"
 
+    def holds(self, key: str) -> bool:
+        """Whether an entry for `key` exists (unread: `get` checks it)."""
+        return self._path(key).is_file()
+
     def get(self, key: str) -> Artifact | None:
         path = self._path(key)
         try:

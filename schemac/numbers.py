@@ -5,7 +5,8 @@ own numeric bounds are not exact (`exclusiveMinimum: 0` admits `0`; see the devi
 tests/test_deviation_numbers.py). So every comparison schemac makes reads a literal through
 `exact`, and the grammar's number lexemes come from `number_regex` (a regex) or `number_rules`
 (Lark rules, for steps whose regex is too long), both written from one automaton over the
-decimal digits of the spelling, never from llguidance's numeric keywords.
+decimal digits of the spelling (bounds, `multipleOf`, and steps the number must NOT be a
+multiple of: the lowering's `NOT_MULTIPLE`), never from llguidance's numeric keywords.
 
 Value convention: an `int` is itself; a `float` stands for the decimal number its shortest repr
 spells (the loader keeps only floats for which that is the literal's own value); a `Decimal` is
@@ -20,6 +21,7 @@ Spelling policy of the lexemes (what the grammar admits):
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
@@ -82,14 +84,35 @@ def literal_is_exact(text: str) -> bool:
     return math.isfinite(value) and Decimal(repr(value)) == Decimal(text)
 
 
-def _readers(integer: bool, bounds: list[tuple[Fraction, str]], multiple_of: Fraction | None) -> list[Any]:
-    from schemac.numbers_dfa import bound_reader, multiple_reader, policy_reader
+def _readers(integer: bool, bounds: list[tuple[Fraction, str]], multiple_of: Fraction | None,
+             avoid: list[Fraction]) -> list[Any]:
+    from schemac.numbers_dfa import bound_reader, multiple_reader, not_multiple_reader, policy_reader
 
     readers = [policy_reader(integer)]
     readers += [bound_reader(b, rel) for b, rel in bounds]
     if multiple_of is not None:
         readers.append(multiple_reader(multiple_of))
+    readers += [not_multiple_reader(k) for k in avoid]
     return readers
+
+
+def _avoided(integer: bool, multiple_of: Fraction | None, steps: Any) -> list[Fraction] | None:
+    """The steps of `not_multiple_of` that still exclude something, as Fractions; None when
+    they exclude every number the other constraints leave (the language is empty).
+
+    Why prune: each step is a residue reader in the product, so redundant ones cost states.
+    A multiple of another listed step is implied by it (a multiple of 2k is a multiple of k);
+    a step dividing `multiple_of` (or 1, for integers) excludes every admitted number."""
+    out: list[Fraction] = []
+    for k in steps:
+        step = fraction(k)
+        if step <= 0:
+            raise ValueError(f"a step must be positive, not {k}")
+        if (multiple_of is not None and (multiple_of / step).denominator == 1) or (integer and (1 / step).denominator == 1):
+            return None
+        out.append(step)
+    return [k for i, k in enumerate(out)
+            if not any((k / o).denominator == 1 and (o != k or j < i) for j, o in enumerate(out) if j != i)]
 
 
 def _constraints(minimum: Any, maximum: Any, exclusive_minimum: Any, exclusive_maximum: Any) -> list[tuple[Fraction, str]]:
@@ -113,10 +136,10 @@ def _positions(x: Fraction) -> int:
 
 
 def _automaton(integer: bool, minimum: Any, maximum: Any, exclusive_minimum: Any, exclusive_maximum: Any,
-               multiple_of: Any) -> Any:
+               multiple_of: Any, not_multiple_of: Any = ()) -> Any:
     """The minimal automaton of the constrained policy spellings; None when nothing constrains
     the value. Raises TooLarge past the digit or state bounds."""
-    from schemac.numbers_dfa import TooLarge, minimal, product
+    from schemac.numbers_dfa import Dfa, TooLarge, minimal, product
 
     step = None if multiple_of is None else fraction(multiple_of)
     if step is not None and step <= 0:
@@ -124,11 +147,14 @@ def _automaton(integer: bool, minimum: Any, maximum: Any, exclusive_minimum: Any
     bounds = _constraints(minimum, maximum, exclusive_minimum, exclusive_maximum)
     if step is not None and integer and (1 / step).denominator == 1:
         step = None  # every integer is a multiple of 1/n
-    if not bounds and step is None:
+    avoid = _avoided(integer, step, not_multiple_of)
+    if avoid is None:
+        return Dfa(({},), frozenset())
+    if not bounds and step is None and not avoid:
         return None
     if any(_positions(b) > MAX_BOUND_DIGITS for b, _ in bounds):
         raise TooLarge(f"a bound spells more than {MAX_BOUND_DIGITS} digits")
-    return minimal(product(_readers(integer, bounds, step), MAX_STATES))
+    return minimal(product(_readers(integer, bounds, step, avoid), MAX_STATES))
 
 
 def number_regex(
@@ -139,28 +165,77 @@ def number_regex(
     exclusive_minimum: Any = None,
     exclusive_maximum: Any = None,
     multiple_of: Any = None,
+    not_multiple_of: Sequence[Any] = (),
     max_chars: int = MAX_REGEX_CHARS,
 ) -> str | None:
     """A regex body (llguidance/RE2/ECMA syntax, no anchors, no lookaround) matching exactly the
     policy spellings of the numbers (integers when `integer`) that satisfy every given
     constraint. None when no regex within `max_chars` (or `MAX_STATES` automaton states,
     `MAX_BOUND_DIGITS` bound digits) expresses it, and `EMPTY` when no number satisfies them.
+    Past the automaton's bounds, at most `MAX_LISTED` bounded multiples are listed one by one.
 
     Arguments are schema literals (int, float by the value convention, or Decimal);
-    `multiple_of` must be > 0. The body may hold a top-level `|`: wrap it in `(?:...)` before
+    `multiple_of` and every step of `not_multiple_of` (numbers that are a multiple of none of
+    them) must be > 0. The body may hold a top-level `|`: wrap it in `(?:...)` before
     concatenating it with anything else.
     """
     from schemac.numbers_dfa import TooLarge
     from schemac.numbers_regex import dfa_regex
 
     try:
-        dfa = _automaton(integer, minimum, maximum, exclusive_minimum, exclusive_maximum, multiple_of)
+        dfa = _automaton(integer, minimum, maximum, exclusive_minimum, exclusive_maximum, multiple_of, not_multiple_of)
         if dfa is None:
             return INTEGER if integer else JSON_NUMBER
         regex = dfa_regex(dfa, max_chars)
     except TooLarge:
-        return None
+        bounds = _constraints(minimum, maximum, exclusive_minimum, exclusive_maximum)
+        return _listed_regex(integer, bounds, multiple_of, not_multiple_of, max_chars)
     return EMPTY if regex is None else regex
+
+
+#: a bounded set of multiples with at most this many members may be written member by member
+MAX_LISTED = 256
+
+
+def _listed_regex(integer: bool, bounds: list[tuple[Fraction, str]], multiple_of: Any, not_multiple_of: Any,
+                  max_chars: int) -> str | None:
+    """The spellings of each admitted number, one alternative per number, when they are few:
+    integers or multiples of `multiple_of` between a lower and an upper bound. None otherwise.
+
+    Why: the automaton tracks residues of every step at once, so large steps (`multipleOf: 420`
+    beside `not multipleOf: 9`) pass `MAX_STATES` even when a range leaves a handful of values."""
+    unit = Fraction(1) if integer else None
+    if multiple_of is not None:
+        m = fraction(multiple_of)  # the integer multiples of p/q (in lowest terms): those of p
+        unit = Fraction(m.numerator) if integer else m
+    lows = [b for b in bounds if b[1] in ("ge", "gt")]
+    highs = [b for b in bounds if b[1] in ("le", "lt")]
+    if unit is None or not lows or not highs:
+        return None
+    (lo, lo_rel), (hi, hi_rel) = lows[0], highs[0]
+    first, last = math.ceil(lo / unit), math.floor(hi / unit)
+    first += lo_rel == "gt" and first * unit == lo
+    last -= hi_rel == "lt" and last * unit == hi
+    if last - first + 1 > MAX_LISTED:
+        return None
+    avoid = [fraction(k) for k in not_multiple_of]
+    values = [n * unit for n in range(first, last + 1) if not any((n * unit / k).denominator == 1 for k in avoid)]
+    regex = "|".join(_spellings(v, integer) for v in values)
+    if len(regex) > max_chars:
+        return None
+    return regex or EMPTY
+
+
+def _spellings(value: Fraction, integer: bool) -> str:
+    """A regex for the policy spellings of one decimal `value`: `7`, or for numbers `7`, `7.0`,
+    `7.00`...; a fraction with any number of trailing zeros; never a negative zero."""
+    from schemac.numbers_dfa import decimal_digits
+
+    whole, frac = decimal_digits(abs(value))
+    sign = "-" if value < 0 else ""
+    if not frac:
+        return sign + (whole or "0") + ("" if integer else r"(?:\.00*)?")
+    return sign + (whole or "0") + r"\." + frac + "0*"
 
 
 def number_rules(
@@ -172,6 +247,7 @@ def number_rules(
     exclusive_minimum: Any = None,
     exclusive_maximum: Any = None,
     multiple_of: Any = None,
+    not_multiple_of: Sequence[Any] = (),
 ) -> str | None:
     """Lark rules defining `name` as the same spellings `number_regex` describes, written as a
     right-linear grammar (one rule per automaton state, one single-character terminal per step).
@@ -186,7 +262,7 @@ def number_rules(
     from schemac.numbers_regex import char_class
 
     try:
-        dfa = _automaton(integer, minimum, maximum, exclusive_minimum, exclusive_maximum, multiple_of)
+        dfa = _automaton(integer, minimum, maximum, exclusive_minimum, exclusive_maximum, multiple_of, not_multiple_of)
     except TooLarge:
         return None
     if dfa is None:

@@ -176,11 +176,13 @@ def compile_schema(
     value, census = load_with_census(schema, limits)
     options = _options(upgrade_drafts, strict_formats, limits)
     key = _key(value, _compile_options_text(upgrade_drafts, strict_formats, limits))
+    disk = DiskCache(cache_dir) if cache_dir is not None and use_cache else None
     if use_cache:
         hit = _MEMORY.get(key)
         if hit is not None:
+            if disk is not None and not disk.holds(key):  # a cache_dir given later still gets it
+                disk.put(hit)
             return hit
-    disk = DiskCache(cache_dir) if cache_dir is not None and use_cache else None
     artifact = disk.get(key) if disk is not None else None
     if artifact is None:
         artifact = _build(value, options, key, limits, census)

@@ -37,6 +37,13 @@ def test_foreign_versions_refused(artifact: Artifact, field: str, value: object,
         Artifact.from_json(data)
 
 
+def test_memory_hit_still_fills_a_new_cache_dir(tmp_path: Path) -> None:
+    schema = {"type": "array", "items": {"type": "integer"}, "maxItems": 3}
+    first = schemac.compile(schema, use_cache=True)  # in memory only
+    assert schemac.compile(schema, cache_dir=tmp_path, use_cache=True) is first
+    assert DiskCache(tmp_path).get(first.key) is not None
+
+
 def test_disk_cache_recompiles_corrupt_entries(tmp_path: Path) -> None:
     schema = {"type": "array", "items": {"type": "string"}}
     first = schemac.compile(schema, cache_dir=tmp_path, use_cache=True)

@@ -15,6 +15,7 @@ from schemac.budget import Limits
 from schemac.diagnostics import CompileError
 from schemac.emit.lark_merge import conj
 from schemac.emit.lark_prune import Screen
+from schemac.lower.marks import NOT_MULTIPLE
 from grammar_harness import accepts
 
 #: Conjuncts over keys "a"/"b" and values null/1/"x"/"y": every keyword the screen reads, plus
@@ -30,9 +31,11 @@ ATOMS: list[Any] = [
     {"anyOf": [{"type": "null"}, {"const": "y"}]}, {"anyOf": [{"required": ["a"], "properties": {"a": {"const": 1}}},
                                                               {"type": "string"}]},
     {"allOf": [{"type": ["object", "string"]}, {"properties": {"b": {"type": "null"}}}]},
+    {"multipleOf": 2}, {"multipleOf": 0.5}, {NOT_MULTIPLE: [1]}, {NOT_MULTIPLE: [2]},
+    {"type": "number", NOT_MULTIPLE: [0.5]},
 ]
 DEFS = {"n": {"type": ["boolean", "object", "array", "number", "string"]}}
-SCALARS: list[Any] = [None, True, False, 0, 1, 1.5, "", "x", "y", "xy", []]
+SCALARS: list[Any] = [None, True, False, 0, 1, 1.5, 2, 3, 4, 0.25, "", "x", "y", "xy", []]
 #: Every object over keys a/b with values absent/null/1/"x"/"y"/true: witnesses for whatever
 #: the atoms can require of an object.
 OBJECTS = [{k: v for k, v in zip("ab", vs) if v is not ...}
@@ -40,8 +43,16 @@ OBJECTS = [{k: v for k, v in zip("ab", vs) if v is not ...}
 UNIVERSE = SCALARS + OBJECTS
 
 
+def _standard(part: Any) -> Any:
+    """`part` in plain JSON Schema for the oracle: the marker as `not` of a number multiple."""
+    if not isinstance(part, dict) or NOT_MULTIPLE not in part:
+        return part
+    rest = {k: v for k, v in part.items() if k != NOT_MULTIPLE}
+    return {"allOf": [rest] + [{"not": {"type": "number", "multipleOf": k}} for k in part[NOT_MULTIPLE]]}
+
+
 def _satisfiable(parts: list[Any]) -> bool:
-    validator = Draft202012Validator({"allOf": parts, "$defs": DEFS})
+    validator = Draft202012Validator({"allOf": [_standard(p) for p in parts], "$defs": DEFS})
     return any(validator.is_valid(v) for v in UNIVERSE)
 
 

@@ -82,33 +82,33 @@ def _matcher(regex: str, rules: str | None = None) -> Any:
 
 
 def _walk(matcher: Any, depth: int) -> set[str]:
-    """Every text of up to `depth` characters over WALK that the matcher accepts."""
+    """Every text of up to `depth` characters over WALK that the matcher accepts. Each step
+    forks (`deep_copy`) instead of rolling back: llguidance's mask cache goes stale after a
+    rollback (docs/llguidance-deviations.md), and the walk prunes by the mask."""
     found: set[str] = set()
     codes = [ord(c) for c in WALK]
-
-    def visit(prefix: str, left: int) -> None:
-        if matcher.is_accepting() and prefix:
+    assert not matcher.is_accepting()  # never the empty text
+    stack = [("", matcher.deep_copy())]
+    while stack:
+        prefix, m = stack.pop()
+        if prefix and m.is_accepting():
             found.add(prefix)
-        if not left:
-            return
-        mask = matcher.compute_bitmask()
+        if len(prefix) == depth:
+            continue
+        mask = m.compute_bitmask()
         for b in codes:
             if mask[b // 8] >> (b % 8) & 1:
-                assert matcher.consume_token(b), (prefix, chr(b))
-                visit(prefix + chr(b), left - 1)
-                matcher.rollback(1)
-
-    assert not matcher.is_accepting()  # never the empty text
-    visit("", depth)
+                child = m.deep_copy()
+                assert child.consume_token(b), (prefix, chr(b))
+                stack.append((prefix + chr(b), child))
     return found
 
 
 def _accepts(matcher: Any, text: str) -> bool:
+    """On a fork, so `matcher` itself is never rolled back."""
+    m = matcher.deep_copy()
     tokens = list(text.encode())
-    done = matcher.try_consume_tokens(tokens)
-    ok = done == len(tokens) and matcher.is_accepting()
-    matcher.rollback(done)
-    return ok
+    return m.try_consume_tokens(tokens) == len(tokens) and m.is_accepting()
 
 
 def _near(x: Any) -> list[str]:

@@ -18,7 +18,7 @@ from schemac.schema import Schema
 __all__ = ["SYNTAX_POLICY", "emit", "json_schema_grammar", "lark_text", "translated"]
 
 #: Texts whose presence in a lowered schema's JSON means a node may need the Lark writer.
-_SCREEN = ('"x-schemac-array"', '"properties"', '"patternProperties"', '"minimum"', '"maximum"',
+_SCREEN = ('"x-schemac-array"', '"x-schemac-not-', '"properties"', '"patternProperties"', '"minimum"', '"maximum"',
            '"exclusiveMinimum"', '"exclusiveMaximum"', '"multipleOf"', '"const"', '"enum"')
 
 

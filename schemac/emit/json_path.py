@@ -77,7 +77,16 @@ def literal(text: str) -> str:
 def embed(body: Schema, defs: dict[str, Any]) -> str:
     """`%json {...}` for `body` (a lowered schema, never `false`: emit rejects unsatisfiable
     parts) with `defs` at its root; patterns translated for llguidance exactly as emit does,
-    and the syntax policy as its `x-guidance` key (llguidance honours it per embedding)."""
+    and the syntax policy as its `x-guidance` key (llguidance honours it per embedding).
+    Refuses a schema holding a scalar marker: llguidance would skip it (tool envelopes embed
+    whole lowered schemas; the Lark writer never passes one)."""
+    from schemac.lower.scalar_marks import has_marks
+
+    if has_marks(body) or has_marks(defs):
+        from schemac.diagnostics import reject
+
+        raise reject("grammar-error", "", "a negated `pattern` or `multipleOf` needs schemac's Lark writer, which a "
+                     "`%json` embedding (a tool envelope's answer or arguments) cannot use yet")
     doc: dict[str, Any] = {} if body is True else dict(body)  # type: ignore[arg-type]
     if defs:
         doc["$defs"] = defs

@@ -122,8 +122,8 @@ def _unique(w: "Writer", domains: list[list[Any]], prefix: list[Schema], rest: S
     """`domains`: the values of each prefix position, then those of every later item. Position
     p's values are filtered through its item schema; `t_p` (what follows an item at p) offers
     `, ` only when position p + 1 exists and has a value left to offer."""
+    from schemac.lower.scalar_marks import lowered_validator
     from schemac.lower.unique_items import json_key
-    from schemac.validate import FinalValidator
 
     tail = len(domains) - 1
     index: dict[str, int] = {}
@@ -131,7 +131,7 @@ def _unique(w: "Writer", domains: list[list[Any]], prefix: list[Schema], rest: S
     offered: list[list[int]] = []
     for p, dom in enumerate(domains):
         schema = prefix[p] if p < len(prefix) else rest
-        check = None if schema is True else FinalValidator(
+        check = None if schema is True else lowered_validator(
             {**schema, "$defs": w.defs} if w.defs and isinstance(schema, dict) else schema)
         here: list[int] = []
         for v in dom:

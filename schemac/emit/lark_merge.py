@@ -9,11 +9,10 @@ A second `anyOf` waits in `allOf` and is distributed after the first.
 """
 from __future__ import annotations
 
-import json
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Callable
 
-from schemac.lower.marks import MARK
+from schemac.lower.marks import MARK, NOT_MULTIPLE, NOT_PATTERN
 from schemac.schema import Schema, ref_name
 
 if TYPE_CHECKING:
@@ -26,8 +25,8 @@ STRINGS = " strings"
 ALL_TYPES = ("null", "boolean", "object", "array", "string", "number")
 OBJECT_KEYS = frozenset({"properties", "additionalProperties", "patternProperties", "required",
                          "minProperties", "maxProperties"})
-STRING_KEYS = frozenset({"minLength", "maxLength", "pattern", "format"})
-NUMBER_KEYS = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"})
+STRING_KEYS = frozenset({"minLength", "maxLength", "pattern", "format", NOT_PATTERN})
+NUMBER_KEYS = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", NOT_MULTIPLE})
 #: Keyword groups whose meaning depends on each other within one schema object; allOf parts
 #: merge into one object only when no such group is split across parts.
 _GROUPS = (frozenset({"uniqueItems", MARK}),)
@@ -88,7 +87,7 @@ def conj(parts: list[Schema]) -> Schema:
     and equal parts kept once (conjunction is idempotent). Without that, merging an object with
     itself (a `$ref` reached twice) doubles every property's schema at every level below."""
     rest: list[Schema] = []
-    seen: set[str] = set()  # by JSON text: Python's == would merge `true` with `1`
+    seen: set[str] = set()  # by repr, not ==: Python's == would merge `true` with `1`
     stack = list(reversed(parts))
     while stack:
         p = stack.pop()
@@ -97,7 +96,7 @@ def conj(parts: list[Schema]) -> Schema:
         elif p is False:
             return False
         elif p is not True:
-            key = json.dumps(p, sort_keys=True)
+            key = repr(p)
             if key not in seen:
                 seen.add(key)
                 rest.append(p)
@@ -287,8 +286,8 @@ def _merge_two(out: dict[str, Any], part: dict[str, Any], pointer: str) -> dict[
             out[k] = v
         elif k == CL:
             out[CL] = out[CL] + v
-        elif k == STRINGS:
-            out[STRINGS] = out[STRINGS] + v
+        elif k in (STRINGS, NOT_MULTIPLE, NOT_PATTERN):  # lists of conjuncts
+            out[k] = list(out[k]) + [x for x in v if x not in out[k]]
         elif k in _TIGHTER:
             out[k] = _TIGHTER[k](out[k], v)
         elif k == "type":

@@ -5,15 +5,16 @@ Distribution multiplies: six lowered if/then pairs over one object are 4^6 branc
 all of them contradictory (a key required non-null in one branch and `const: null` in
 another). Writing every branch and letting the empty ones vanish later takes minutes; this
 screen drops a branch as soon as its plain conjuncts contradict each other. It reads only
-`type`, `const`, `enum`, `pattern`, `required` and `properties`, so it can only ever miss a contradiction
-(the branch is then written and found empty later), never invent one: a dropped branch accepts
-no value whatever the conjuncts it did not read say.
+`type`, `const`, `enum`, `pattern`, `required`, `properties`, `multipleOf` and `NOT_MULTIPLE`,
+so it can only ever miss a contradiction (the branch is then written and found empty later),
+never invent one: a dropped branch accepts no value whatever the conjuncts it did not read say.
 """
 from __future__ import annotations
 
 from typing import Any
 
 from schemac.emit.lark_merge import ALL_TYPES, meet, types_of
+from schemac.lower.marks import NOT_MULTIPLE
 from schemac.schema import Schema, ref_name
 
 _LIMIT = 8  # how deep the screen follows properties and nested anyOf (its cost stays small)
@@ -96,6 +97,8 @@ def _dead(screen: Screen, parts: list[Schema], depth: int) -> bool:
             return True
     if _values_dead(screen, plain):
         return True
+    if set(types) <= {"number", "integer"} and _multiples_dead(plain, types):
+        return True
     if depth >= _LIMIT:
         return False
     if types == ["object"] and _object_dead(screen, plain, depth):
@@ -125,6 +128,22 @@ def _values_dead(screen: Screen, plain: list[dict[str, Any]]) -> bool:
         return not any(not isinstance(v, str) or all(ecma_search(r, v) for r in patterns) for v in left)
     except PatternError:
         return False
+
+
+def _multiples_dead(plain: list[dict[str, Any]], types: list[str]) -> bool:
+    """Whether every number the parts admit is a multiple of a step `NOT_MULTIPLE` excludes:
+    a `multipleOf` (or 1, for integers) that is itself a multiple of an excluded step. Only
+    asked when the parts admit numbers alone (a `multipleOf` lets every other type through).
+
+    Why: negated `multipleOf`s distributed through allOf/oneOf (`oneOf: [{multipleOf: 2},
+    {multipleOf: 3}]` a dozen times) multiply into branches that are mostly such contradictions."""
+    avoid = [k for p in plain for k in p.get(NOT_MULTIPLE, ())]
+    if not avoid:
+        return False
+    from schemac.numbers import is_multiple
+
+    steps = [p["multipleOf"] for p in plain if "multipleOf" in p] + ([1] if types == ["integer"] else [])
+    return any(is_multiple(m, k) for m in steps for k in avoid)
 
 
 def _object_dead(screen: Screen, plain: list[dict[str, Any]], depth: int) -> bool:

@@ -21,10 +21,11 @@ from schemac.emit.json_path import SYNTAX_POLICY, embed, literal, translated
 from schemac.emit.lark_arrays import write_array
 from schemac.emit.lark_merge import (CL, NUMBER_KEYS, OBJECT_KEYS, ONE_OF, STRING_KEYS, STRINGS, Unwritable,
                                      merged, types_of)
-from schemac.emit.lark_numbers import constrained, number_terminal
+from schemac.emit.lark_numbers import constrained, number_expr
 from schemac.emit.lark_prune import Screen
 from schemac.emit.lark_objects import write_object
-from schemac.lower.marks import MARK, marked
+from schemac.emit.lark_strings import string_terminal
+from schemac.lower.marks import MARK, NOT_MULTIPLE, NOT_PATTERN, marked
 from schemac.schema import Schema, child_pointer, iter_subschemas, ref_name
 
 #: Keywords about arrays only (their meaning is "if the value is an array").
@@ -36,8 +37,9 @@ _KNOWN = ARRAY_KEYS | OBJECT_KEYS | STRING_KEYS | NUMBER_KEYS | {"type", STRINGS
 def own_need(node: dict[str, Any]) -> bool:
     """Whether `node` itself (not its subschemas) must be written in Lark."""
     if "const" in node or "enum" in node:  # llguidance reads listed numbers as doubles
-        return MARK in node or _has_number([node.get("const"), node.get("enum")])
-    return MARK in node or bool(node.get("properties")) or bool(node.get("patternProperties")) or constrained(node)
+        return MARK in node or NOT_PATTERN in node or _has_number([node.get("const"), node.get("enum")])
+    return (MARK in node or NOT_PATTERN in node or bool(node.get("properties")) or bool(node.get("patternProperties"))
+            or constrained(node))
 
 
 def _has_number(value: Any) -> bool:
@@ -193,7 +195,7 @@ class Writer:
         if key in self.memo:
             return self.memo[key]
         body = embed(node, self._defs_of(node))
-        if json.dumps(MARK) in body or json.dumps(CL) in body:  # a backstop: llguidance would ignore them
+        if any(json.dumps(m) in body for m in (MARK, CL, NOT_MULTIPLE, NOT_PATTERN)):  # a backstop: llguidance would ignore them
             raise reject("grammar-error", "", "internal: a marked array reached a %json embedding")
         if self.check_unsat:
             error = _grammar_error(body)
@@ -260,12 +262,14 @@ class Writer:
 
     def _listed(self, node: dict[str, Any], whole: dict[str, Any]) -> str | None:
         """A node with `const`/`enum`: exactly the listed values that satisfy all of `node`
-        (the final validator decides, on the schema as written), each written exactly."""
+        (the final validator decides, on the schema as written, its scalar markers such as
+        `NOT_MULTIPLE` rewritten into the standard keywords they stand for), each written exactly."""
+        from schemac.lower.scalar_marks import lowered_validator
         from schemac.lower.unique_items import json_key
-        from schemac.validate import FinalValidator
 
         listed = [whole["const"]] if "const" in whole else list(whole["enum"])
-        check = FinalValidator({**node, "$defs": self.defs} if self.defs else node)
+        defs = self._defs_of(node)  # only those it reaches: the rewrite walks what it is given
+        check = lowered_validator({**node, "$defs": defs} if defs else node)
         kept = {json_key(v): v for v in listed if check.is_valid(v)}
         alts = [r for r in (self.literal_value(v, "") for v in kept.values()) if r is not None]
         return " | ".join(dict.fromkeys(alts)) if alts else None
@@ -306,9 +310,15 @@ class Writer:
         if constrained({**node, "type": scalars}):
             numbers = [t for t in scalars if t in ("number", "integer")]
             scalars = [t for t in scalars if t not in numbers]
-            body = number_terminal(node, "number" not in numbers, pointer)
+            expr = number_expr(self, node, "number" not in numbers, pointer)
+            if expr is not None:
+                alts.append(expr)
+        if NOT_PATTERN in node:  # strings as one exact terminal; string keywords bind no other type
+            body = string_terminal(node, pointer) if "string" in scalars else None
             if body is not None:
-                alts.append(self.terminal("N", body))
+                alts.append(self.terminal("STR", body))
+            scalars = [t for t in scalars if t != "string"]
+            node = {k: v for k, v in node.items() if k not in STRING_KEYS and k != STRINGS}
         if scalars:
             part: dict[str, Any] = {"type": scalars, **{k: v for k, v in node.items() if k in STRING_KEYS}}
             if "number" in scalars or "integer" in scalars:

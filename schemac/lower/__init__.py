@@ -37,6 +37,7 @@ from schemac.lower import (
 )
 from schemac.lower.analysis import finite_form
 from schemac.lower.context import Definitions, LowerContext, Pass, Trace
+from schemac.lower.scalar_marks import stripped
 from schemac.schema import DEF_PREFIX, SUBSCHEMA_KEYWORDS, Bundle, Schema
 
 #: Order matters: passes that generate `not` run before `negation`; `intersection` merges what
@@ -213,6 +214,9 @@ def lower_bundle(bundle: Bundle, budget: Budget, sink: DiagnosticSink, trace: Tr
 
     `trace`, if given, sees every pass run on every node (see `LowerContext.trace`).
     """
+    root, defs = stripped(bundle.root), {k: stripped(v) for k, v in bundle.defs.items()}
+    if root is not bundle.root or any(defs[k] is not v for k, v in bundle.defs.items()):
+        bundle = Bundle(root, defs, bundle.origin)  # a user's markers are annotations
     ctx = LowerContext(budget, Definitions(bundle), sink, "", 0, lower_node, trace)
     root = lower_node(bundle.root, ctx)
     if not bundle.defs and not ctx.defs.lowered:

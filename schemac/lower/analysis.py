@@ -178,11 +178,12 @@ def evaluable(node: Schema) -> bool:
 
 
 def accepted_values(node: Schema, values: list[Any], ctx: LowerContext) -> list[Any]:
-    """The members of `values` that `node` accepts, by the final validator (charges evaluations)."""
-    from schemac.validate import FinalValidator
+    """The members of `values` that `node` accepts, by the final validator (charges evaluations);
+    `node` may be lowered, so its scalar markers are honoured (`scalar_marks.standard`)."""
+    from schemac.lower.scalar_marks import lowered_validator
 
     ctx.budget.reserve("evaluations", len(values), ctx.pointer)
-    validator = FinalValidator(node)
+    validator = lowered_validator(node)
     return [v for v in values if validator.is_valid(v)]
 
 
@@ -348,6 +349,7 @@ def disjoint(
         return True
     if not isinstance(a, dict) or not isinstance(b, dict) or depth > 16:
         return False
+    ctx.budget.check_deadline(ctx.pointer)  # the proof search branches at every allOf/anyOf/$ref
     for x, y in ((a, b), (b, a)):
         name = ref_name(x)
         if name is not None and len(x) == 1:

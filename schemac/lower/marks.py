@@ -15,6 +15,16 @@ from schemac.schema import iter_subschemas
 
 MARK = "x-schemac-array"
 
+#: On a number node: a list of steps; the number is a multiple of none of them (`not multipleOf`,
+#: and the non-integer numbers as `[1]`). Only the Lark emit backend writes it, through schemac's
+#: exact number automaton; llguidance's JSON form never sees it.
+NOT_MULTIPLE = "x-schemac-not-multipleOf"
+#: On a string node: a list of ECMA-262 patterns none of which matches the string (`not pattern`).
+#: Only the Lark emit backend writes it: a string terminal minus the terminals of the patterns.
+NOT_PATTERN = "x-schemac-not-pattern"
+#: Markers a lowering may leave on a scalar node (every pass passes them on; `supported` allows them).
+SCALAR_MARKS = frozenset({NOT_MULTIPLE, NOT_PATTERN})
+
 
 def marked(node: Any) -> bool:
     """Whether any schema object inside `node` (its `$defs` included) carries `MARK`."""

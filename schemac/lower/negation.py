@@ -4,8 +4,9 @@ A lowered schema is a conjunction of keyword assertions, each about one JSON typ
 complement is a disjunction, type by type: a value of type t fails S iff t is not admitted, or it
 is not among S's `enum` values of type t, or it violates one of S's type-t keywords; applicators
 follow De Morgan. Every step is exact; a keyword whose complement llguidance cannot express
-(a general `pattern`, `format`, `multipleOf` over an unbounded range, a non-trivial
-`additionalProperties`) is rejected with `not-exact`.
+(a general `pattern`, `format`, a non-trivial `additionalProperties`) is rejected with
+`not-exact`. "Not a multiple of k" and "not an integer" become the `NOT_MULTIPLE` marker, which
+the Lark writer turns into an exact number automaton.
 
 The complement only has to be right inside the schema it will be intersected with (the
 siblings of `not`, a oneOf branch, a guarded value's domain): `Domain` carries what that context
@@ -31,8 +32,10 @@ from schemac.lower.analysis import (
 )
 from schemac.lower.context import LowerContext
 from schemac.lower.negation_domain import Domain, not_exact
-from schemac.lower.negation_numbers import not_multiple, not_numbers
+from schemac.lower.marks import NOT_MULTIPLE, NOT_PATTERN
+from schemac.lower.negation_numbers import non_multiples, not_multiple, not_numbers
 from schemac.lower.negation_strings import FLAT_FROM, literal_complement, not_pattern, string_complement
+from schemac.numbers import exact
 from schemac.schema import DEF_PREFIX, TYPES, Schema, ref_name
 
 #: Prefix of generated definitions holding the complement of a bundle definition.
@@ -42,8 +45,8 @@ INLINE_PREFIX = "not-within~"
 #: A complement of a definition this small (JSON characters) is inlined rather than named.
 INLINE_LIMIT = 2000
 
-_NUMBER = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
-_STRING = ("minLength", "maxLength", "pattern", "format")
+_NUMBER = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", NOT_MULTIPLE)
+_STRING = ("minLength", "maxLength", "pattern", "format", NOT_PATTERN)
 _ARRAY = ("prefixItems", "items", "minItems", "maxItems")
 _OBJECT = ("required", "properties", "patternProperties", "additionalProperties", "minProperties", "maxProperties")
 _BY_TYPE: dict[str, tuple[str, ...]] = {"number": _NUMBER, "string": _STRING, "array": _ARRAY, "object": _OBJECT}
@@ -226,19 +229,20 @@ def _negate_ref(name: str, ctx: LowerContext) -> Schema:
     target = ctx.deref({"$ref": DEF_PREFIX + name})
     if target is None:
         raise not_exact(ctx, f"definition {name!r} from inside its own recursion")
-    ctx.defs.in_progress.add(key)
+    ctx.defs.in_progress.add(key)  # until registered: a pass lowering the body may meet its own reference
     try:
         body = _negate(target, ctx, Domain())
+        if isinstance(body, bool):
+            ctx.defs.derived[key] = body
+            return body
+        text = repr(body)
+        if DEF_PREFIX + key not in text and len(text) <= INLINE_LIMIT:
+            ctx.defs.derived[key] = body
+            return body
+        lowered = ctx.lower(body)
     finally:
         ctx.defs.in_progress.discard(key)
-    if isinstance(body, bool):
-        ctx.defs.derived[key] = body
-        return body
-    text = repr(body)
-    if DEF_PREFIX + key not in text and len(text) <= INLINE_LIMIT:
-        ctx.defs.derived[key] = body
-        return body
-    return {"$ref": ctx.add_definition(key, ctx.lower(body))}
+    return {"$ref": ctx.add_definition(key, lowered)}
 
 
 def _local_complement(
@@ -266,7 +270,7 @@ def _local_complement(
                 continue
             branches.extend(_not_values(t, vals, ctx, dom))
         elif integers and not dom.integers:
-            raise not_exact(ctx, '`"type": "integer"` within numbers (the non-integer numbers)')
+            branches.append(non_multiples(1))  # the non-integer numbers
         for kw in _BY_TYPE.get(t, ()):
             if kw in s:
                 branches.extend(_not_keyword(t, kw, s, ctx, dom))
@@ -334,12 +338,16 @@ def _not_keyword(t: str, kw: str, s: dict[str, Any], ctx: LowerContext, dom: Dom
         return [{"type": "number", _BOUND_FLIP[kw]: v}]
     if kw == "multipleOf":
         return not_multiple(v, s, ctx, dom)
+    if kw == NOT_MULTIPLE:  # a multiple of some step: a lowered node negated again (oneOf, if)
+        return [{"type": "integer"} if exact(k) == 1 else {"type": "number", "multipleOf": k} for k in v]
     if kw in ("minLength", "minItems", "minProperties"):
         return [{"type": t, kw.replace("min", "max"): v - 1}] if v > 0 else []
     if kw in ("maxLength", "maxItems", "maxProperties"):
         return [{"type": t, kw.replace("max", "min"): v + 1}]
     if kw == "pattern":
         return not_pattern(v, ctx)
+    if kw == NOT_PATTERN:  # some pattern matches: a lowered node negated again (oneOf, if)
+        return [{"type": "string", "pattern": p} for p in v]
     if kw == "format":
         raise not_exact(ctx, f"`format` {v!r}")
     if kw == "required":

@@ -3,7 +3,9 @@
 A float in a schema stands for the decimal its repr spells (`schemac.numbers.exact`), so values
 are ordered, deduplicated and rounded to integers through `exact`/`fraction`, never through
 Python's float arithmetic (`1e23 != 10**23` as floats, yet the schema means the same number).
-The branches keep the schema's own literals, which the emitter turns into exact number lexemes.
+The branches keep the schema's own literals, which the emitter turns into exact number lexemes;
+"not a multiple of k" (and "not an integer", k = 1) is the `NOT_MULTIPLE` marker, which only the
+Lark writer reads.
 """
 from __future__ import annotations
 
@@ -11,7 +13,8 @@ import math
 from typing import Any
 
 from schemac.lower.context import LowerContext
-from schemac.lower.negation_domain import Domain, not_exact
+from schemac.lower.marks import NOT_MULTIPLE
+from schemac.lower.negation_domain import Domain
 from schemac.numbers import exact, fraction, is_integral, is_multiple
 from schemac.schema import Schema
 
@@ -39,19 +42,32 @@ def not_numbers(vals: list[Any], dom: Domain) -> list[Schema]:
 
 
 def not_multiple(k: Any, s: dict[str, Any], ctx: LowerContext, dom: Domain) -> list[Schema]:
-    """Numbers that are not multiples of k: exact only over integers, by enumeration in range."""
-    if not dom.integers:
-        raise not_exact(ctx, f"`multipleOf` {k} over all numbers")
-    if is_multiple(1, k):
-        return []  # every integer is a multiple
-    lo, hi = int_range(s)
-    if lo is None or hi is None:
-        raise not_exact(ctx, f"`multipleOf` {k} over an unbounded integer range", "bound it with minimum/maximum")
-    ctx.budget.reserve("entries", max(hi - lo + 1, 0), ctx.pointer)
-    others = [n for n in range(lo, hi + 1) if not is_multiple(n, k)]
-    if not others:
-        return []
-    return [{"const": others[0]} if len(others) == 1 else {"enum": others}]
+    """Numbers that are not multiples of k. Over integers within the operand's own bounds
+    (outside them its bound complements hold), the enum of those integers, while the budget has
+    room for them; elsewhere `{"type": "number", NOT_MULTIPLE: [k]}`, which the Lark writer
+    turns into an exact number automaton.
+
+    Why keep the enum where it fits: it is what compiled before the marker existed (a few
+    literals, whatever the step), and a residue automaton for a large step prime to 10 can pass
+    the automaton's state bound; the marker's size does not grow with the range, so it takes
+    over where the enum would exhaust the budget, has no bound, or ranges over non-integers."""
+    if dom.integers:
+        if is_multiple(1, k):
+            return []  # every integer is a multiple
+        lo, hi = int_range(s)
+        budget = ctx.budget
+        if lo is not None and hi is not None and budget.used["entries"] + max(hi - lo + 1, 0) <= budget.limit("entries"):
+            budget.reserve("entries", max(hi - lo + 1, 0), ctx.pointer)
+            others = [n for n in range(lo, hi + 1) if not is_multiple(n, k)]
+            if not others:
+                return []
+            return [{"const": others[0]} if len(others) == 1 else {"enum": others}]
+    return [non_multiples(k)]
+
+
+def non_multiples(k: Any) -> Schema:
+    """The numbers that are no multiple of `k` (the non-integer numbers for k = 1)."""
+    return {"type": "number", NOT_MULTIPLE: [k]}
 
 
 def int_range(s: dict[str, Any]) -> tuple[int | None, int | None]:

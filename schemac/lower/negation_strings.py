@@ -1,14 +1,21 @@
-"""Negation of string keywords: complements of string literals and simple patterns as regexes.
+"""Negation of string keywords: complements of string literals and patterns.
 
-Written only with literals, negated classes and `[\\s\\S]` so ECMA-262, RE2 and llguidance read
-them alike; llguidance 1.9.1's escape bug (a position admitting every control character also
-admits `\\"` and `\\\\`) makes excluding a quote or backslash there `not-exact`.
+Literals and simple patterns (a repeated atom, one character or class, an anchored literal) are
+complemented as regexes llguidance's JSON form takes, written only with literals, negated
+classes and `[\\s\\S]` so ECMA-262, RE2 and llguidance read them alike; llguidance 1.9.1's
+escape bug (a position admitting every control character also admits `\\"` and `\\\\`) keeps
+them from excluding a quote or backslash there. Every other pattern (and those) is complemented
+with the marker `NOT_PATTERN`, which only the Lark emit backend writes (a canonical string
+terminal minus the pattern's terminal): exact for any pattern `json_string_terminal` translates,
+but it pulls every ancestor into the Lark writer, so the JSON forms stay first where they apply.
 """
 from __future__ import annotations
 
 from typing import Any
 
+from schemac.diagnostics import CompileError
 from schemac.lower.context import LowerContext
+from schemac.lower.marks import NOT_PATTERN
 from schemac.lower.negation_domain import not_exact
 from schemac.schema import Schema
 
@@ -265,6 +272,31 @@ def _not_repeated(atom: list[tuple[int, int]], lo: int, hi: int | None, pattern:
 
 
 def not_pattern(pattern: str, ctx: LowerContext) -> list[Schema]:
+    """Branches for the strings ECMA `pattern` does not match (search semantics): a JSON-form
+    regex where a simple one is exact, else the `NOT_PATTERN` marker."""
+    try:
+        simple = _simple_not_pattern(pattern, ctx)
+    except CompileError as exc:  # e.g. a quote to exclude, or a literal past MAX_LITERAL
+        if "not-exact" not in exc.codes:
+            raise
+        return _marked(pattern, ctx)
+    return _marked(pattern, ctx) if simple is None else simple
+
+
+def _marked(pattern: str, ctx: LowerContext) -> list[Schema]:
+    """The marker form, only where the pattern has an exact string terminal (else `not-exact`)."""
+    from schemac.regex import PatternError, json_string_terminal
+
+    try:
+        terminal = json_string_terminal(pattern)
+    except PatternError as exc:
+        raise not_exact(ctx, f"`pattern` {pattern!r}", f"its strings have no exact terminal: {exc}") from None
+    ctx.budget.reserve("regex_chars", len(terminal), ctx.pointer)
+    return [{"type": "string", NOT_PATTERN: [pattern]}]
+
+
+def _simple_not_pattern(pattern: str, ctx: LowerContext) -> list[Schema] | None:
+    """The JSON-form complement of a simple `pattern`; None when it has no simple shape."""
     repeated = _repeated_atom(pattern)
     if repeated is not None:
         return _not_repeated(*repeated, pattern, ctx)
@@ -277,7 +309,7 @@ def not_pattern(pattern: str, ctx: LowerContext) -> list[Schema]:
         return [{"type": "string", "pattern": "^" + one + "*$"}]
     lit = _literal_pattern(pattern)
     if lit is None or (lit[0] and not lit[1]):
-        raise not_exact(ctx, f"`pattern` {pattern!r}", "only anchored literal patterns (^abc or ^abc$) are complemented")
+        return None
     text, start, end = lit
     if not start:  # the empty pattern matches every string
         return []

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from schemac.lower.context import LowerContext
+from schemac.lower.marks import SCALAR_MARKS
 from schemac.schema import ANNOTATION_KEYWORDS, Schema
 
 #: Every 2020-12 keyword (core, applicator, validation, format, unevaluated) that is not an annotation.
@@ -24,8 +25,10 @@ VALIDATION_KEYWORDS: frozenset[str] = frozenset(
 )
 
 
-#: what `lower` keeps of a node (the walker drops the rest as it copies, outside `explain`)
-KEPT: frozenset[str] = VALIDATION_KEYWORDS - ANNOTATION_KEYWORDS
+#: what `lower` keeps of a node (the walker drops the rest as it copies, outside `explain`); the
+#: scalar markers too, as a generated node holding one is lowered again (`lower_bundle` strips
+#: a user's beforehand: in a user's schema they are unknown keywords)
+KEPT: frozenset[str] = (VALIDATION_KEYWORDS - ANNOTATION_KEYWORDS) | SCALAR_MARKS
 
 
 def lower(node: dict[str, Any], ctx: LowerContext) -> Schema:

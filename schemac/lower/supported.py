@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from schemac.diagnostics import reject
-from schemac.lower.marks import MARK
+from schemac.lower.marks import MARK, SCALAR_MARKS
 from schemac.lower.context import LowerContext
 from schemac.schema import Schema, child_pointer
 
@@ -32,7 +32,7 @@ LARK_ARRAY: frozenset[str] = frozenset({"contains", "minContains", "maxContains"
 def lower(node: dict[str, Any], ctx: LowerContext) -> Schema:
     if SUPPORTED.issuperset(node):
         return node  # the common case, without building `allowed`
-    allowed = SUPPORTED | LARK_ARRAY if MARK in node else SUPPORTED
+    allowed = (SUPPORTED | LARK_ARRAY if MARK in node else SUPPORTED) | SCALAR_MARKS
     for kw in node:
         if kw not in allowed:
             raise reject(

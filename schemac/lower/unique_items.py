@@ -121,12 +121,12 @@ def domain(schema: Schema, ctx: LowerContext, pointer: str) -> list[Any] | None:
     values = _candidates(schema)
     if values is None:
         return None
+    from schemac.lower.scalar_marks import lowered_validator
     from schemac.regex import PatternError
-    from schemac.validate import FinalValidator
 
     ctx.budget.reserve("evaluations", len(values), pointer)
     try:
-        check = FinalValidator(schema)
+        check = lowered_validator(schema)  # a lowered item schema: its markers count
     except ValueError:  # a nested `$schema` of another dialect: not a domain we can compute
         return None
     seen: dict[str, Any] = {}

@@ -1,0 +1,75 @@
+"""Strings in Lark: a node carrying `NOT_PATTERN` written as one exact terminal.
+
+llguidance's JSON form has no "matches none of these patterns" for strings; a Lark terminal
+does: `&` and `~` act on terminals (regular languages), and `json_string_terminal` gives the
+canonical spellings (the syntax policy) of the strings an ECMA-262 pattern matches, exactly. So
+the node's own `pattern` and lengths, and the pattern of every further allOf part (`STRINGS`),
+are intersected and each `NOT_PATTERN` pattern is subtracted. As every string has exactly one
+canonical spelling, the subtraction removes exactly the matching strings. `format` is an
+llguidance lexeme no terminal can be intersected with: such a node is refused (`Unwritable`),
+never approximated.
+
+A subtraction can leave no string at all (`^a$` minus `a`). A Lark rule whose only terminal is
+empty loads, but strands generation mid-answer (`{"k": ` with nothing allowed next), so an empty
+terminal is reported as None (the node accepts nothing), which the writer prunes like any
+unsatisfiable node: llguidance's own lexer decides, as it will at run time, by whether the
+opening quote is allowed (where it cannot tell, it allows it, and the terminal is kept).
+"""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from typing import Any
+
+from schemac.emit.lark_merge import STRINGS, Unwritable
+from schemac.lower.marks import NOT_PATTERN
+
+
+def string_terminal(node: dict[str, Any], pointer: str) -> str | None:
+    """A Lark terminal expression for exactly the canonical spellings of the strings `node`'s
+    string keywords (`NOT_PATTERN` included) accept; None when there are none."""
+    from schemac.regex import PatternError, json_string_terminal
+
+    parts: list[dict[str, Any]] = [node, *node.get(STRINGS, [])]
+    if any("format" in part for part in parts):
+        raise Unwritable(pointer, "`format` beside a negated `pattern` (no terminal can be intersected with a format)")
+    odd = [k for part in node.get(STRINGS, []) for k in part if k != "pattern"]
+    if odd:
+        raise Unwritable(pointer, f"`{odd[0]}` in an allOf part beside a negated `pattern`")
+    hi = node.get("maxLength")
+    try:
+        terms = [json_string_terminal(node.get("pattern"), min_length=int(node.get("minLength", 0)),
+                                      max_length=None if hi is None else int(hi))]
+        terms += [json_string_terminal(part["pattern"]) for part in node.get(STRINGS, [])]
+        terms += [f"~({json_string_terminal(p)})" for p in node[NOT_PATTERN]]
+    except PatternError as exc:
+        raise Unwritable(pointer, f"a string terminal ({exc})") from None
+    body = " & ".join(f"({t})" for t in terms)
+    error, nonempty = _probe(body)
+    if error:
+        raise Unwritable(pointer, f"a string terminal llguidance refuses ({error})")
+    return body if nonempty else None
+
+
+@lru_cache(maxsize=64)
+def _probe(body: str) -> tuple[str | None, bool]:
+    """(llguidance's error for terminal `body`, whether its lexer allows the opening quote)."""
+    import llguidance
+
+    grammar = json.dumps({"grammars": [{"lark_grammar": f"start: T\nT: {body}\n"}]})
+    matcher = llguidance.LLMatcher(_bytes(), grammar, log_level=0)
+    if matcher.is_error():  # the regex itself is in the message: keep llguidance's reason only
+        lines = (matcher.get_error() or "unknown error").splitlines()
+        reason = next((line.strip() for line in lines if line.strip().startswith("error:")), lines[0][:200])
+        return reason.removeprefix("error:").strip(), False
+    mask = matcher.compute_bitmask()
+    quote = ord('"')
+    return None, bool(mask[quote // 8] >> (quote % 8) & 1)
+
+
+@lru_cache(maxsize=1)
+def _bytes() -> Any:
+    """llguidance's byte tokenizer: one token per byte, so the mask speaks of bytes."""
+    import llguidance
+
+    return llguidance.LLTokenizer("byte")

@@ -1,0 +1,99 @@
+"""The scalar markers (`marks.SCALAR_MARKS`) where no Lark writer reads them.
+
+A lowered node may carry `NOT_PATTERN` or `NOT_MULTIPLE`, which only the Lark emit backend
+writes. Two other readers meet them, and neither may ignore them:
+
+* the final validator, run on lowered nodes by passes and by the writer (enumerations, value
+  domains, listed values): like any validator it skips unknown keywords, so `standard` rewrites
+  each marker into standard keywords of the same meaning, `{"not": {"type": "string", "anyOf":
+  [{"pattern": p}, ...]}}`, which it then judges with the one ECMA-262 semantics (and exact
+  decimal `multipleOf`);
+* a user's schema: there an `x-schemac-*` key is an unknown keyword, an annotation, so
+  `stripped` drops it before lowering. The passes keep markers on the nodes they generate
+  (`prune.KEPT`), so one written by a user must never reach them.
+
+And one place must refuse them: a `%json` embedding (`has_marks`), where llguidance would skip
+the key as silently as the validator does.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from schemac.lower.marks import NOT_MULTIPLE, NOT_PATTERN, SCALAR_MARKS
+from schemac.schema import SUBSCHEMA_KEYWORDS, Schema
+
+#: marker -> (the type it constrains, the keyword its members negate)
+_MEANING: dict[str, tuple[str, str]] = {NOT_PATTERN: ("string", "pattern"), NOT_MULTIPLE: ("number", "multipleOf")}
+
+
+def _rewrite(node: Schema, own: Callable[[dict[str, Any]], Schema]) -> Schema:
+    """`node` with `own` applied to every schema object holding a marker; the very same object
+    where none does (most schemas: nothing is copied)."""
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] | None = None
+    for kw, value in node.items():
+        shape = SUBSCHEMA_KEYWORDS.get(kw)
+        new: Any = value
+        if shape == "one":
+            new = _rewrite(value, own)
+        elif shape == "list" and isinstance(value, list):
+            items = [_rewrite(v, own) for v in value]
+            new = value if all(a is b for a, b in zip(items, value)) else items
+        elif shape == "map" and isinstance(value, dict):
+            subs = {k: _rewrite(v, own) for k, v in value.items()}
+            new = value if all(subs[k] is v for k, v in value.items()) else subs
+        if new is not value:
+            out = dict(node) if out is None else out
+            out[kw] = new
+    base = node if out is None else out
+    return own(base) if SCALAR_MARKS & base.keys() else base
+
+
+def _as_standard(node: dict[str, Any]) -> Schema:
+    extra = []
+    for mark, (kind, keyword) in _MEANING.items():
+        if node.get(mark):
+            extra.append({"not": {"type": kind, "anyOf": [{keyword: x} for x in node[mark]]}})
+    rest = {k: v for k, v in node.items() if k not in SCALAR_MARKS}
+    if extra:
+        rest["allOf"] = [*rest.get("allOf", []), *extra]
+    return rest
+
+
+def standard(schema: Schema) -> Schema:
+    """`schema` (lowered, `$defs` included) with every scalar marker replaced by standard
+    keywords of the same meaning, for the final validator."""
+    return _rewrite(schema, _as_standard)
+
+
+def stripped(schema: Schema) -> Schema:
+    """A user's `schema` without scalar marker keys (annotations there, as any unknown keyword)."""
+    return _rewrite(schema, lambda node: {k: v for k, v in node.items() if k not in SCALAR_MARKS})
+
+
+def has_marks(schema: Schema) -> bool:
+    """Whether any schema object inside `schema` (`$defs` included) carries a scalar marker."""
+    stack: list[Any] = [schema]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        if SCALAR_MARKS & node.keys():
+            return True
+        for kw, value in node.items():
+            shape = SUBSCHEMA_KEYWORDS.get(kw)
+            if shape == "one":
+                stack.append(value)
+            elif shape == "list" and isinstance(value, list):
+                stack.extend(value)
+            elif shape == "map" and isinstance(value, dict):
+                stack.extend(value.values())
+    return False
+
+
+def lowered_validator(schema: Schema) -> Any:
+    """A `FinalValidator` for a lowered schema: it honours the scalar markers."""
+    from schemac.validate import FinalValidator
+
+    return FinalValidator(standard(schema))
