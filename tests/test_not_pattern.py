@@ -282,3 +282,17 @@ def test_other_spellings_cover_every_kind() -> None:
         others = _other_spellings(s)
         assert others and all(json.loads(t) == s and t != json.dumps(s, ensure_ascii=False) for t in others), s
     assert '"\\ud83d\\ude00"' in _other_spellings("\U0001f600") and '"\\u001F"' in _other_spellings("\x1f")
+
+
+def test_lexer_limits_are_probed_at_compile_time() -> None:
+    """llguidance builds its lexer lazily: five overlapping substring patterns under oneOf load
+    and pass the grammar check, then give up ("too many expressions constructed") on the value
+    `"customer"`, failing the request mid-answer. The compile probes the negated terminals
+    together with their literal parts and refuses instead; four still compile and work."""
+    names = ["customer", "maker", "operator", "admin", "designer"]
+    with pytest.raises(CompileError) as exc:
+        schemac.compile({"type": "string", "oneOf": [{"pattern": p} for p in names]}, use_cache=False)
+    assert exc.value.codes == ["grammar-error"] and "lexer" in exc.value.diagnostics[0].message
+    grammar = schemac.compile({"type": "string", "oneOf": [{"pattern": p} for p in names[:4]]}, use_cache=False).grammar
+    assert all(accepts(grammar, json.dumps(p)) for p in names[:4])
+    assert not accepts(grammar, json.dumps("customermaker"))

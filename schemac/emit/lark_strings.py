@@ -18,6 +18,7 @@ opening quote is allowed (where it cannot tell, it allows it, and the terminal i
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -49,6 +50,31 @@ def string_terminal(node: dict[str, Any], pointer: str) -> str | None:
     if error:
         raise Unwritable(pointer, f"a string terminal llguidance refuses ({error})")
     return body if nonempty else None
+
+
+def lexer_limit(terminals: list[tuple[str, list[str]]]) -> str | None:
+    """llguidance's lexer error, if any, for every negated-pattern terminal of a grammar allowed
+    at one position, reading a value made of all their patterns' literal parts.
+
+    Why: llguidance builds one lexer for the lexemes allowed together, lazily, so intersections
+    of negations can load, pass the grammar check and give up ("too many expressions
+    constructed") only once a value exercises them, failing the request mid-answer. Probing
+    them all together over-approximates what can meet at run time, so the check errs towards
+    refusing; it is a probe, not a proof: another value may still reach the limit, which fails
+    the request (`grammar-too-complex`), never with an invalid answer."""
+    import llguidance
+
+    bodies = list(dict.fromkeys(body for body, _ in terminals))
+    runs = [run for _, patterns in terminals for p in patterns for run in re.findall(r"[A-Za-z0-9_ :/.,-]{2,}", p)]
+    sample = ('"' + "".join(dict.fromkeys(runs))).encode()
+    rules = "start: " + " | ".join(f"T{i}" for i in range(len(bodies))) + "\n"
+    rules += "".join(f"T{i}: {body}\n" for i, body in enumerate(bodies))
+    matcher = llguidance.LLMatcher(_bytes(), json.dumps({"grammars": [{"lark_grammar": rules}]}), log_level=0)
+    if not matcher.is_error():
+        matcher.try_consume_tokens(list(sample))  # consumes what it admits; a lexer limit is an error
+    if matcher.is_error():
+        return (matcher.get_error() or "lexer error").splitlines()[0][:200]
+    return None
 
 
 @lru_cache(maxsize=64)

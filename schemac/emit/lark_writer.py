@@ -24,7 +24,7 @@ from schemac.emit.lark_merge import (CL, NUMBER_KEYS, OBJECT_KEYS, ONE_OF, STRIN
 from schemac.emit.lark_numbers import constrained, number_expr
 from schemac.emit.lark_prune import Screen
 from schemac.emit.lark_objects import write_object
-from schemac.emit.lark_strings import string_terminal
+from schemac.emit.lark_strings import lexer_limit, string_terminal
 from schemac.lower.marks import MARK, NOT_MULTIPLE, NOT_PATTERN, marked
 from schemac.schema import Schema, child_pointer, iter_subschemas, ref_name
 
@@ -127,6 +127,8 @@ class Writer:
         #: id(node) -> (node, whether it needs Lark); the node is kept so its id stays its own
         self.needs_memo: dict[int, tuple[Any, bool]] = {}
         self.screen = Screen(defs)
+        #: (terminal, its patterns) for every negated-pattern string terminal written (`lexer_limit`)
+        self.negated: list[tuple[str, list[str]]] = []
         self.count = 0
         # which definitions reach a node that needs Lark (through other definitions): a fixpoint
         self.def_needs = {n: needs_lark(body) for n, body in defs.items()}
@@ -317,6 +319,8 @@ class Writer:
             body = string_terminal(node, pointer) if "string" in scalars else None
             if body is not None:
                 alts.append(self.terminal("STR", body))
+                self.negated.append((body, [node.get("pattern") or ""] + [part["pattern"] for part in node.get(STRINGS, [])]
+                                     + list(node[NOT_PATTERN])))
             scalars = [t for t in scalars if t != "string"]
             node = {k: v for k, v in node.items() if k not in STRING_KEYS and k != STRINGS}
         if scalars:
@@ -358,6 +362,12 @@ def lark_rules(lowered: Schema, prefix: str = "", check_unsat: bool = False,
                      ) from None
     if top is None:
         raise reject("unsatisfiable", "", "no JSON value satisfies this schema, so no answer can be generated")
+    if writer.negated:
+        writer.budget.check_deadline("")  # the probe is native and bounded by llguidance's lexer fuel
+    error = lexer_limit(writer.negated) if writer.negated else None
+    if error is not None:
+        raise reject("grammar-error", "", f"the negated-pattern string terminals pass llguidance's lexer limits ({error})",
+                     hint="fewer overlapping patterns under oneOf/not (or make the branches disjoint another way)")
     return top, [f"{writer.sep}: /, ?/", f"{writer.ksep}: /: ?/"] + writer.rules
 
 
