@@ -5,17 +5,15 @@ the catalogue 0 disagreements between the final validator and plain jsonschema.
 Depths are chosen so the whole file runs in about two minutes on 2 cores (keys need 4 tokens:
 `{`, `"\\u0062":`, a value, `}`); `benchmarks/verify_deep.py` walks deeper and prints figures.
 
-Failures being fixed by other work (issue 13) are named in `KNOWN` (a case) or `KNOWN_CLASSES`
-(a kind of counterexample, with a minimal repro): a case whose every counterexample belongs to a
-known class is an xfail; any other counterexample fails. Each known class's repro is a strict
-xfail, so the fix makes it fail here until its entry is removed.
+A case that fails for a reason being fixed elsewhere is named in `KNOWN` (a strict xfail, so
+the fix makes it fail here until its entry is removed); today none is.
 """
 from __future__ import annotations
 
 import json
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -31,14 +29,6 @@ CI = {"max_nodes": 4000, "canonical": 300, "time_s": 20.0}
 #: catalogue/fixture id → why it fails today (see the verify helper's report for repros)
 KNOWN: dict[str, str] = {
 }
-#: class → (does a counterexample text belong to it, why, minimal repro schema, depth)
-KNOWN_CLASSES: dict[str, tuple[Callable[[str], bool], str, Any, int]] = {
-    "raw-DEL": (lambda text: "\x7f" in text,
-                "a raw U+007F in a string (json.dumps writes it raw) is refused: syntax policy (emit)",
-                {"const": "\x7f"}, 1),
-}
-
-
 def _catalogue() -> list[Any]:
     out = []
     for path in sorted(CATALOGUE.glob("*.json")):
@@ -66,25 +56,19 @@ def _corpus() -> list[Any]:
 
 
 def _check(report: Any) -> None:
-    """Pass when clean; xfail when every counterexample is of a known class; else fail."""
-    if report.ok:
-        return
-    classes = {name for c in report.counterexamples for name, (matches, *_rest) in KNOWN_CLASSES.items()
-               if matches(c.text)}
-    unknown = [c for c in report.counterexamples if not any(m(c.text) for m, *_rest in KNOWN_CLASSES.values())]
-    if classes and not unknown and not report.dead_ends and report.counterexamples:
-        pytest.xfail("; ".join(KNOWN_CLASSES[name][1] for name in sorted(classes)))
-    raise AssertionError(_explain(report, unknown))
+    """Pass when clean (a raw U+007F refused in a value but admitted as `\u007f` is the
+    documented deviation D1, counted apart by verify); else fail with the counterexamples."""
+    if not report.ok:
+        raise AssertionError(_explain(report))
 
 
-@pytest.mark.parametrize("name", sorted(KNOWN_CLASSES))
-def test_known_class_still_fails(name: str) -> None:
-    """Strict: passes only while the class is still broken (remove its entry once fixed)."""
-    matches, why, schema, depth = KNOWN_CLASSES[name]
-    report = schemac.verify(schema, depth=depth, cross_check=True, **CI)
-    if report.ok or not all(matches(c.text) for c in report.counterexamples):
-        raise AssertionError(f"{name} no longer reproduces as described ({why}): remove it from KNOWN_CLASSES\n"
-                             + _explain(report))
+def test_raw_del_in_values_is_the_documented_deviation() -> None:
+    """verify counts a value's raw U+007F apart (admitted as `\u007f`) instead of failing every
+    string schema; fails once llguidance's string lexeme admits it raw (retire the workaround)."""
+    report = schemac.verify({"type": "object", "properties": {"k": {"type": "string"}}}, depth=2, **CI)
+    assert report.ok and report.del_refused > 0 and "deviation D1" in report.summary()
+    keyed = schemac.verify({"type": "object", "properties": {"\x7f": {"const": 1}}, "required": ["\x7f"]}, depth=2, **CI)
+    assert keyed.ok and keyed.del_refused == 0  # keys are schemac's own terminals: raw DEL admitted
 
 
 def _explain(report: Any, shown: list[Any] | None = None) -> str:

@@ -62,15 +62,28 @@ def _deref(node: Any, root: Any) -> Any:
     return node
 
 
-def _properties(node: Any, root: Any) -> dict[str, Any]:
-    """`properties` in grammar order: the node's own, then those of its allOf/anyOf/oneOf branches."""
-    node = _deref(node, root)
-    if not isinstance(node, dict):
+def _properties(node: Any, root: Any, depth: int = 0) -> dict[str, Any]:
+    """`properties` in grammar order, as the syntax policy states it: each listed key where its
+    keyword stands in the schema object, the keys of `allOf`/`anyOf`/`oneOf` branches, `$ref`
+    targets and `then`/`else` where those keywords stand (first occurrence wins)."""
+    if isinstance(node, dict) and set(node) == {"$ref"}:
+        node = _deref(node, root)
+    if not isinstance(node, dict) or depth > 16:
         return {}
-    found: dict[str, Any] = dict(node.get("properties") or {}) if isinstance(node.get("properties"), dict) else {}
-    for keyword in ("allOf", "anyOf", "oneOf"):
-        for branch in node.get(keyword) or []:
-            for key, sub in _properties(branch, root).items():
+    found: dict[str, Any] = {}
+    for keyword, value in node.items():
+        parts: list[Any] = []
+        if keyword == "properties" and isinstance(value, dict):
+            for key, sub in value.items():
+                found.setdefault(key, sub)
+        elif keyword in ("allOf", "anyOf", "oneOf") and isinstance(value, list):
+            parts = value
+        elif keyword == "$ref":
+            parts = [_deref({"$ref": value}, root)]
+        elif keyword in ("then", "else"):
+            parts = [value]
+        for part in parts:
+            for key, sub in _properties(part, root, depth + 1).items():
                 found.setdefault(key, sub)
     return found
 

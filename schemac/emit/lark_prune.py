@@ -11,11 +11,14 @@ never invent one: a dropped branch accepts no value whatever the conjuncts it di
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from schemac.emit.lark_merge import ALL_TYPES, meet, types_of
 from schemac.lower.marks import NOT_MULTIPLE
 from schemac.schema import Schema, ref_name
+
+if TYPE_CHECKING:
+    from schemac.budget import Budget
 
 _LIMIT = 8  # how deep the screen follows properties and nested anyOf (its cost stays small)
 
@@ -50,8 +53,10 @@ class Screen:
     question about the same conjunct objects many times (keys are object ids; the objects are
     kept alive beside the answer so an id is never reused)."""
 
-    def __init__(self, defs: dict[str, Any]) -> None:
+    def __init__(self, defs: dict[str, Any], budget: "Budget | None" = None) -> None:
         self.defs = defs
+        #: the schema's budget: the screen's search branches at every pending anyOf (its deadline)
+        self.budget = budget
         self._memo: dict[tuple[int, ...], tuple[list[Schema], bool]] = {}
         self._keys: dict[int, tuple[list[Any], set[str]]] = {}
         self._pieces: dict[int, tuple[Schema, list[Schema]]] = {}
@@ -61,6 +66,8 @@ class Screen:
         key = (depth, *map(id, parts))
         hit = self._memo.get(key)
         if hit is None:
+            if self.budget is not None:
+                self.budget.check_deadline("")
             hit = self._memo[key] = (list(parts), _dead(self, parts, depth))
         return hit[1]
 

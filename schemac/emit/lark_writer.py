@@ -126,7 +126,7 @@ class Writer:
         self.memo: dict[str, str | None] = {}
         #: id(node) -> (node, whether it needs Lark); the node is kept so its id stays its own
         self.needs_memo: dict[int, tuple[Any, bool]] = {}
-        self.screen = Screen(defs)
+        self.screen = Screen(defs, self.budget)
         #: (terminal, its patterns) for every negated-pattern string terminal written (`lexer_limit`)
         self.negated: list[tuple[str, list[str]]] = []
         self.count = 0

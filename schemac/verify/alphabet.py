@@ -200,18 +200,20 @@ def _priority(token: str) -> int:
     return 4
 
 
-def render(value: Any, item_sep: str = ", ", key_sep: str = ": ") -> str:
+def render(value: Any, item_sep: str = ", ", key_sep: str = ": ", escape_del: bool = False) -> str:
     """`json.dumps(value, ensure_ascii=False, separators=(item_sep, key_sep))`, with exact
-    numbers spelt by `spell_number` (no exponent)."""
+    numbers spelt by `spell_number` (no exponent). `escape_del`: U+007F in string values (not
+    keys) spelt `\u007f`, the spelling llguidance's own string lexeme admits (deviation D1)."""
     if value is None or isinstance(value, bool):
         return json.dumps(value)
     if is_number(value):
         return spell_number(value)
     if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
+        text = json.dumps(value, ensure_ascii=False)
+        return text.replace("\x7f", "\\u007f") if escape_del else text
     if isinstance(value, list):
-        return "[" + item_sep.join(render(v, item_sep, key_sep) for v in value) + "]"
-    return "{" + item_sep.join(json.dumps(k, ensure_ascii=False) + key_sep + render(v, item_sep, key_sep)
+        return "[" + item_sep.join(render(v, item_sep, key_sep, escape_del) for v in value) + "]"
+    return "{" + item_sep.join(json.dumps(k, ensure_ascii=False) + key_sep + render(v, item_sep, key_sep, escape_del)
                                for k, v in value.items()) + "}"
 
 
