@@ -9,7 +9,9 @@ Python path (reasoning or stop rows). An empty batch returns before touching any
 Drafted rows come from llguidance's draft call, which consumes the drafts on the request's
 matcher and rolls them back; llguidance's mask cache survives that rollback
 (docs/llguidance-deviations.md, "Matcher behaviour" 4), so each request records its drafts
-(`RequestState.drafting`) and rebuilds its matcher before a token that leaves them.
+(`RequestState.drafting`) and rebuilds its matcher before a token that leaves them, unless
+the first rows, computed again after the draft call, had no forced bytes: that mask resets the
+cache (`RequestState.settled`), so in free text, numbers and most JSON positions no copy is made.
 
 A matcher in error (an llguidance lexer limit, hit by this request or by another one sharing
 its lexer) gets EOS-only rows from llguidance itself, drafts included (rows past the first are
@@ -93,6 +95,7 @@ class MaskFiller:
         executor = self.executor()
         plain: list[tuple[Any, int]] = []
         drafted: list[tuple[Any, int, list[int]]] = []
+        owners: list[RequestState] = []  # of the plain entries, then of the drafted ones
         slow: list[tuple[RequestState, int, Sequence[int]]] = []
         words, stop = bitmask.numpy(), self.stop_words
         stopped: list[int] = []  # rows llguidance leaves unwritten (past an invalid draft or EOS)
@@ -104,6 +107,7 @@ class MaskFiller:
                 slow.append((state, row, drafts))
             elif not drafts:
                 plain.append((matcher, row))
+                owners.insert(len(plain) - 1, state)
             else:
                 draft_list = [int(t) if state.in_vocab(t) else -1 for t in drafts]
                 known = draft_list.index(-1) if -1 in draft_list else len(draft_list)
@@ -113,15 +117,24 @@ class MaskFiller:
                     # llguidance consumes the drafts on the matcher and rolls them back, which
                     # leaves its mask cache stale: the request records them (`drafting`)
                     drafted.append((state.drafting(draft_list[:valid]), row, draft_list[:valid]))
+                    owners.append(state)
                 else:
                     plain.append((matcher, row))
+                    owners.insert(len(plain) - 1, state)
         if stopped:
             words[stopped] = stop  # one copy for the batch, before llguidance overwrites the valid ones
         # llguidance's draft call refuses empty draft lists, so plain rows go in their own call
         if drafted:
             llt.fill_next_token_bitmask_par_with_draft_tokens(executor, drafted, bitmask)
-        if plain:
-            llt.fill_next_token_bitmask_par(executor, plain, bitmask)
+        # every first row again last, drafted ones included (the draft call computed theirs before
+        # its drafts): a mask computed at the committed state with no forced bytes resets
+        # llguidance's one-entry mask cache to that state, so the request need not rebuild its
+        # matcher when a later token leaves the drafts (`RequestState.settled`)
+        firsts = plain + [(matcher, row) for matcher, row, _ in drafted]
+        if firsts:
+            llt.fill_next_token_bitmask_par(executor, firsts, bitmask)
+        for state, (matcher, _) in zip(owners, firsts):
+            state.settled(matcher)
         for _, row, draft_list in drafted:
             cut_at_masked_drafts(words, row, draft_list, stop)
         for state, row, drafts in slow:

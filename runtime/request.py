@@ -298,6 +298,16 @@ class RequestState:
             self._trail = drafts[::-1]
         return self._matcher
 
+    def settled(self, matcher: Any) -> None:
+        """`matcher` (this request's) just computed the mask at its current state, after any
+        draft of this step: with no forced bytes there, llguidance cached that state's mask in
+        place of whatever a rollback left (its cache has one entry, updated by every mask
+        computed with no forced bytes, llguidance parser.rs `compute_bias`), and a later state
+        can only hit it by being this same state. So the trail no longer matters: no rebuild.
+        With forced bytes the cache was not touched and the trail stays."""
+        if self._trail and matcher is self._matcher and not matcher.compute_ff_bytes():
+            self._trail = []
+
     def parallel_commit(self, tokens: Sequence[int]) -> Any:
         """The matcher when `tokens` is one token that llguidance may consume in parallel with
         other requests' (answer phase, plain in-vocabulary int, nothing pending); else None

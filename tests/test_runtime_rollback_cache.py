@@ -272,3 +272,22 @@ def test_random_runs_match_fresh_matchers_row_by_row(seed: int, kind: str) -> No
     assert anchored == (never_commit and kind == "schema")
     assert compared >= 80
     state.release()
+
+
+def test_a_first_row_without_forced_bytes_heals_the_cache_without_a_copy() -> None:
+    """Inside the integer array nothing is forced: the batch fill computes the first row last
+    (after llguidance's draft call), which resets llguidance's one-entry mask cache to the
+    committed state, so a token that leaves the drafts needs no rebuilt matcher, and the next
+    row is still a fresh matcher's."""
+    state = admit()
+    history = ids('{"c": [1')
+    assert state.commit(history)
+    matcher = state.parallel_matcher()
+    assert not matcher.compute_ff_bytes()
+    drafts = ids("2, 3")
+    filled(state, drafts, batch=True)
+    leave = ids(", ")
+    assert leave[0] != drafts[0] and state.commit(leave)
+    assert state.parallel_matcher() is matcher  # no rebuild
+    history += leave
+    assert torch.equal(filled(state, [], batch=True)[0], fresh_row(history))

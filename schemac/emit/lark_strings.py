@@ -18,7 +18,6 @@ opening quote is allowed (where it cannot tell, it allows it, and the terminal i
 from __future__ import annotations
 
 import json
-import re
 from functools import lru_cache
 from typing import Any
 
@@ -65,7 +64,7 @@ def lexer_limit(terminals: list[tuple[str, list[str]]]) -> str | None:
     import llguidance
 
     bodies = list(dict.fromkeys(body for body, _ in terminals))
-    runs = [run for _, patterns in terminals for p in patterns for run in re.findall(r"[A-Za-z0-9_ :/.,-]{2,}", p)]
+    runs = [run for _, patterns in terminals for p in patterns for run in _literal_runs(p)]
     sample = ('"' + "".join(dict.fromkeys(runs))).encode()
     rules = "start: " + " | ".join(f"T{i}" for i in range(len(bodies))) + "\n"
     rules += "".join(f"T{i}: {body}\n" for i, body in enumerate(bodies))
@@ -75,6 +74,23 @@ def lexer_limit(terminals: list[tuple[str, list[str]]]) -> str | None:
     if matcher.is_error():
         return (matcher.get_error() or "lexer error").splitlines()[0][:200]
     return None
+
+
+_PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_ :/,-")
+
+
+def _literal_runs(pattern: str) -> list[str]:
+    """Runs of two or more plain characters in a pattern's source text (read as text, not as a
+    regex): what a value exercising the pattern most likely contains."""
+    runs, run = [], ""
+    for ch in pattern + "\0":
+        if ch in _PLAIN:
+            run += ch
+        else:
+            if len(run) > 1:
+                runs.append(run)
+            run = ""
+    return runs
 
 
 @lru_cache(maxsize=64)
