@@ -204,6 +204,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--hidden", type=int, default=1024)
     p.add_argument("--lm-head", type=int, default=131072)
     p.add_argument("--serial-commit", action="store_true", help="commit request by request (no parallel consume)")
+    p.add_argument("--threads", type=int, help="llguidance's worker threads (default: its own, 80 %% of the cores)")
     p.add_argument("--attribute", action="store_true",
                    help="also time the masks alone (filled once, no commit or fill) to split GPU from host cost")
     p.add_argument("--json")
@@ -231,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"forward alone (graph replay, {w} token(s)/row): {ms:.3f} ms", flush=True)
     setup = {
         "hf": hf,
-        "engine": Engine.from_hf(hf, lm_head_size=args.lm_head),
+        "engine": Engine.from_hf(hf, lm_head_size=args.lm_head, threads=args.threads),
         "model": model,
         "decoders": decoders,
         "artifacts": [Artifact.load(p) for p in sorted(Path(args.artifacts).glob("*.json"))],
