@@ -73,6 +73,8 @@ def run(args: argparse.Namespace, setup: dict[str, Any], constrained: bool, mask
         commit_times: list[float] = []
         mask_events: list[tuple[Any, Any]] = []  # CUDA events around the mask upload + kernel
         fill_times: list[float] = []
+        launch_times: list[float] = []  # mask apply, sampling, token copy and forward launch
+        wait_times: list[float] = []  # blocked on the sampled tokens
         warmup = 8
         started = 0.0
         drafts_host = torch.empty((batch, 0), dtype=torch.int64)
@@ -147,11 +149,14 @@ def run(args: argparse.Namespace, setup: dict[str, Any], constrained: bool, mask
             # drafts are never accepted here: the next step starts one past `first` and
             # overwrites the draft positions of the static cache
             logits = decode.step(step_in, length)
+            launched = time.perf_counter()
             length += 1
             if step >= warmup:
                 host_times.append(host_done - host_start)
                 commit_times.append(commit_done - commit_start)
                 fill_times.append(host_done - commit_done)
+                launch_times.append(launched - host_done)
+                wait_times.append(commit_start - host_start)
         if device == "cuda":
             torch.cuda.synchronize()
         elapsed = time.perf_counter() - started
@@ -171,6 +176,8 @@ def run(args: argparse.Namespace, setup: dict[str, Any], constrained: bool, mask
         "commit_ms_median": statistics.median(commit_times) * 1000,
         "mask_gpu_ms_median": statistics.median([a.elapsed_time(b) for a, b in mask_events]) if mask_events else 0.0,
         "fill_ms_median": statistics.median(fill_times) * 1000,
+        "launch_ms_median": statistics.median(launch_times) * 1000,
+        "wait_ms_median": statistics.median(wait_times) * 1000,
         "outcomes": outcomes,
     }
 
@@ -256,7 +263,9 @@ def main(argv: list[str] | None = None) -> int:
               f"({free['step_ms']:.2f}/{again['step_ms']:.2f} ms/step, host {free['host_ms_median']:.2f} ms); "
               f"constrained {con['tokens_per_s']:.0f} tok/s ({con['step_ms']:.2f} ms/step, host wait+commit+fill "
               f"{con['host_ms_median']:.2f} ms/step: commit {con['commit_ms_median']:.2f}, fill "
-              f"{con['fill_ms_median']:.2f}; {hidden * 100:.0f} % hidden; GPU mask upload+kernel "
+              f"{con['fill_ms_median']:.2f}; then apply+sample+launch {con['launch_ms_median']:.2f} ms (unconstrained "
+              f"{free['launch_ms_median']:.2f}), blocked on tokens {con['wait_ms_median']:.2f} ms (unconstrained "
+              f"{free['wait_ms_median']:.2f}); {hidden * 100:.0f} % hidden; GPU mask upload+kernel "
               f"{con['mask_gpu_ms_median']:.3f} ms); overhead {overhead * 100:+.1f} %; "
               f"outcomes {con['outcomes']}", flush=True)
         if gpu_only is not None:
