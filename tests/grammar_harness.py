@@ -43,14 +43,15 @@ def accepts(grammar: str, text: str) -> bool:
     return bool(ok and matcher.is_accepting())
 
 
-def accepted_texts(grammar: str, alphabet: str, max_len: int) -> set[str]:
-    """Every text over `alphabet` of at most `max_len` characters that `grammar` accepts, by a
-    depth-first walk that forks the matcher (`deep_copy`) instead of rolling it back: llguidance's
-    mask cache goes stale after a rollback (docs/llguidance-deviations.md), a fork's does not.
-    Equal to `{t for t in all texts if accepts(grammar, t)}`, at a fraction of the cost."""
+def accepted_texts(grammar: Any, alphabet: str, max_len: int) -> set[str]:
+    """Every text over `alphabet` of at most `max_len` characters that `grammar` (grammar text,
+    or a matcher at its start, which is left untouched) accepts, by a depth-first walk that forks
+    the matcher (`deep_copy`) instead of rolling it back: llguidance's mask cache goes stale after
+    a rollback (docs/llguidance-deviations.md), a fork's does not. Equal to
+    `{t for t in all texts if accepts(grammar, t)}`, at a fraction of the cost."""
     from llguidance import LLMatcher
 
-    root = LLMatcher(_tokenizer(), grammar, log_level=0)
+    root = LLMatcher(_tokenizer(), grammar, log_level=0) if isinstance(grammar, str) else grammar.deep_copy()
     if root.is_error():
         raise ValueError(root.get_error())
     found: set[str] = set()
@@ -61,7 +62,11 @@ def accepted_texts(grammar: str, alphabet: str, max_len: int) -> set[str]:
             found.add(text)
         if len(text) == max_len:
             continue
+        mask = matcher.compute_bitmask()  # the matcher only went forward: its mask cache is valid
         for ch in alphabet:
+            first = ch.encode()[0]
+            if not mask[first // 8] >> (first % 8) & 1:
+                continue
             child = matcher.deep_copy()
             if child.consume_tokens(list(ch.encode())):
                 stack.append((text + ch, child))

@@ -82,26 +82,11 @@ def _matcher(regex: str, rules: str | None = None) -> Any:
 
 
 def _walk(matcher: Any, depth: int) -> set[str]:
-    """Every text of up to `depth` characters over WALK that the matcher accepts. Each step
-    forks (`deep_copy`) instead of rolling back: llguidance's mask cache goes stale after a
-    rollback (docs/llguidance-deviations.md), and the walk prunes by the mask."""
-    found: set[str] = set()
-    codes = [ord(c) for c in WALK]
+    """Every text of up to `depth` characters over WALK that the matcher accepts."""
+    from grammar_harness import accepted_texts
+
     assert not matcher.is_accepting()  # never the empty text
-    stack = [("", matcher.deep_copy())]
-    while stack:
-        prefix, m = stack.pop()
-        if prefix and m.is_accepting():
-            found.add(prefix)
-        if len(prefix) == depth:
-            continue
-        mask = m.compute_bitmask()
-        for b in codes:
-            if mask[b // 8] >> (b % 8) & 1:
-                child = m.deep_copy()
-                assert child.consume_token(b), (prefix, chr(b))
-                stack.append((prefix + chr(b), child))
-    return found
+    return accepted_texts(matcher, WALK, depth)
 
 
 def _accepts(matcher: Any, text: str) -> bool:
