@@ -126,15 +126,18 @@ class MaskFiller:
         # llguidance's draft call refuses empty draft lists, so plain rows go in their own call
         if drafted:
             llt.fill_next_token_bitmask_par_with_draft_tokens(executor, drafted, bitmask)
-        # every first row again last, drafted ones included (the draft call computed theirs before
+        # every first row last, drafted ones again (the draft call computed theirs before
         # its drafts): a mask computed at the committed state with no forced bytes resets
         # llguidance's one-entry mask cache to that state, so the request need not rebuild its
         # matcher when a later token leaves the drafts (`RequestState.settled`)
-        firsts = plain + [(matcher, row) for matcher, row, _ in drafted]
-        if firsts:
-            llt.fill_next_token_bitmask_par(executor, firsts, bitmask)
-        for state, (matcher, _) in zip(owners, firsts):
-            state.settled(matcher)
+        # (a matcher a draft broke keeps the first row it wrote before the break)
+        again = list(zip(owners, plain)) + [(state, (m, row)) for state, (m, row, _) in zip(owners[len(plain):], drafted)
+                                             if not m.is_error()]
+        if again:
+            llt.fill_next_token_bitmask_par(executor, [entry for _, entry in again], bitmask)
+        for state, (matcher, _) in again:
+            if not matcher.is_error():
+                state.settled(matcher)
         for _, row, draft_list in drafted:
             cut_at_masked_drafts(words, row, draft_list, stop)
         for state, row, drafts in slow:

@@ -6,7 +6,7 @@ from hypothesis import given, settings, strategies as st
 
 import schemac
 from schemac.budget import Limits
-from schemac.lower.unique_items import json_key
+from schemac.json_key import json_key
 from lower_passes_oracle import check_exact, check_fixture, fixtures, relower
 
 

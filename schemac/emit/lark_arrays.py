@@ -123,7 +123,7 @@ def _unique(w: "Writer", domains: list[list[Any]], prefix: list[Schema], rest: S
     p's values are filtered through its item schema; `t_p` (what follows an item at p) offers
     `, ` only when position p + 1 exists and has a value left to offer."""
     from schemac.lower.scalar_marks import lowered_validator
-    from schemac.lower.unique_items import json_key
+    from schemac.json_key import json_key
 
     tail = len(domains) - 1
     index: dict[str, int] = {}

@@ -82,7 +82,7 @@ class Screen:
         """JSON-equality keys of a const/enum list (enums can be long and are met often)."""
         hit = self._keys.get(id(values))
         if hit is None or hit[0] is not values:
-            from schemac.lower.unique_items import json_key
+            from schemac.json_key import json_key
 
             hit = self._keys[id(values)] = (values, {json_key(v) for v in values})
         return hit[1]
@@ -125,7 +125,7 @@ def _values_dead(screen: Screen, plain: list[dict[str, Any]]) -> bool:
         p["enum"] for p in plain if isinstance(p.get("enum"), list)]
     if not listed:
         return False
-    from schemac.lower.unique_items import json_key
+    from schemac.json_key import json_key
     from schemac.regex import PatternError, ecma_search
 
     first = min(listed, key=len)

@@ -267,7 +267,7 @@ class Writer:
         (the final validator decides, on the schema as written, its scalar markers such as
         `NOT_MULTIPLE` rewritten into the standard keywords they stand for), each written exactly."""
         from schemac.lower.scalar_marks import lowered_validator
-        from schemac.lower.unique_items import json_key
+        from schemac.json_key import json_key
 
         listed = [whole["const"]] if "const" in whole else list(whole["enum"])
         defs = self._defs_of(node)  # only those it reaches: the rewrite walks what it is given

@@ -13,13 +13,13 @@ the deadline.
 """
 from __future__ import annotations
 
-import json
 import math
 from decimal import Decimal
 from itertools import islice
 from typing import Any, Callable, Iterator
 
 from schemac.diagnostics import reject
+from schemac.json_key import json_key
 from schemac.lower.marks import MARK
 from schemac.lower.contains import json_types
 from schemac.lower.context import LowerContext
@@ -33,36 +33,6 @@ _MAX_RANGE = 256
 MAX_ARRAYS = 256
 #: The Lark form tracks used values in one 64-bit grammar parameter.
 MAX_LARK_VALUES = 64
-
-
-def _number_key(value: int | float | Decimal) -> list[Any]:
-    """An exact canonical form of a number: mathematically equal numbers (1, 1.0, 1e0, -0, 0)
-    agree, floats read by their shortest decimal (the literal the schema wrote)."""
-    exact = Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
-    sign, digits, exponent = exact.as_tuple()
-    text = "".join(map(str, digits)).lstrip("0")
-    if not text:
-        return ["n", 0]
-    stripped = text.rstrip("0")
-    assert isinstance(exponent, int)  # finite: JSON has no NaN or infinity
-    return ["n", -1 if sign else 1, stripped, exponent + len(text) - len(stripped)]
-
-
-def json_key(value: Any) -> str:
-    """A canonical text for JSON equality: 1 and 1.0 agree, true and 1 do not, keys are sorted."""
-
-    def norm(v: Any) -> Any:
-        if isinstance(v, bool) or v is None:
-            return v
-        if isinstance(v, str):
-            return ["s", v]
-        if isinstance(v, (int, float, Decimal)):
-            return _number_key(v)
-        if isinstance(v, list):
-            return ["a", [norm(x) for x in v]]
-        return {k: norm(x) for k, x in v.items()}
-
-    return json.dumps(norm(value), sort_keys=True, ensure_ascii=False)
 
 
 def _has_ref(schema: Any) -> bool:
