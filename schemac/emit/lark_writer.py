@@ -214,7 +214,7 @@ class Writer:
         """Rule name for `node`, or None when it accepts nothing."""
         if node is False:
             return None
-        self._check(pointer)
+        self._check()
         if node is True or not self.needs(node):
             return self.embed(node)
         key = self.key_of(node)
@@ -242,17 +242,19 @@ class Writer:
         self.rules.append(f"{rule}: {result}")
         return rule
 
-    def _check(self, pointer: str) -> None:
+    def _check(self) -> None:
         """Stop writing once the deadline or the grammar size limit is passed (distribution can
-        multiply a schema's size many times over, so neither is known before writing)."""
-        self.budget.check_deadline(pointer)
+        multiply a schema's size many times over, so neither is known before writing). Both
+        are the whole schema's, so they are reported at the root: the node being written may be
+        a distributed branch that exists only in the lowered form."""
+        self.budget.check_deadline("")
         if len(self.rules) - self._sized >= 64:
             self._bytes += sum(map(len, self.rules[self._sized:]))
             self._sized = len(self.rules)
             limit = self.budget.limits.max_grammar_bytes
             if self._bytes > limit:
-                raise reject("too-large", pointer, f"the grammar passes {limit} bytes while being written",
-                             hint="simplify the schema around this pointer (fewer anyOf/oneOf branches under allOf)")
+                raise reject("too-large", "", f"the grammar passes {limit} bytes while being written",
+                             hint="simplify the schema (fewer anyOf/oneOf branches under allOf)")
 
     def _check_one_of(self, branches: list[Schema], pointer: str) -> None:
         """A oneOf may be written as alternatives only once llguidance proves its branches
