@@ -74,3 +74,37 @@ def test_enum_names_have_ecma_meaning() -> None:
     schema = {"propertyNames": {"enum": ["\r", "a"], "pattern": "^.$"}, "patternProperties": {"\\s": {"type": "integer"}}}
     lowered = schemac.compile(schema, use_cache=False).lowered
     assert lowered["properties"] == {"a": True} and lowered["additionalProperties"] is False
+
+
+NEGATED = [
+    {"propertyNames": {"not": {"const": "a"}}},
+    {"propertyNames": {"type": "string", "not": {"enum": ["a", "ab", 1]}}, "properties": {"a": {"type": "integer"}, "b": {}}},
+    {"propertyNames": {"not": {"const": "ab", "enum": ["ab", "b"]}}, "additionalProperties": {"type": "string"}},
+    {"propertyNames": {"not": {"pattern": "^a"}}, "properties": {"ab": {"type": "integer"}, "b": {}}},
+    {"propertyNames": {"not": {"pattern": "b"}}, "additionalProperties": {"type": "integer"}},
+    {"propertyNames": {"not": {"pattern": "b|^c$"}}, "properties": {"c": {}}, "patternProperties": {"^a": {"type": "string"}}},
+]
+
+
+@pytest.mark.parametrize("schema", NEGATED)
+def test_negated_names_are_exact_on_every_small_object(schema):
+    """Every object over keys a/ab/b/c (each absent, 1 or "x"): the grammar admits exactly what
+    jsonschema accepts."""
+    import itertools
+    import json
+
+    from jsonschema import Draft202012Validator
+    from grammar_harness import accepts
+
+    grammar = schemac.compile(schema, use_cache=False).grammar
+    validator = Draft202012Validator(schema)
+    for values in itertools.product([..., 1, "x"], repeat=4):
+        doc = {k: v for k, v in zip(["a", "ab", "b", "c"], values) if v is not ...}
+        assert accepts(grammar, json.dumps(doc)) == validator.is_valid(doc), (schema, doc)
+
+
+@pytest.mark.parametrize("names", [{"not": {"pattern": "a", "maxLength": 3}}, {"not": {"format": "ipv4"}}])
+def test_other_negated_names_are_refused(names):
+    with pytest.raises(schemac.CompileError) as exc:
+        schemac.compile({"propertyNames": names}, use_cache=False)
+    assert exc.value.codes in (["property-names-not-exact"], ["not-exact"])

@@ -9,6 +9,8 @@ Keys are strings, so only the string part of the name schema matters. Exact form
   through `patternProperties: {R: additionalProperties}` with additionalProperties false. That
   moves additionalProperties onto listed keys matching R, so it is exact only when that changes
   nothing; existing patternProperties must be R itself (RE2 cannot intersect patterns).
+- what negation leaves (an anyOf whose one string branch carries the pattern, or a negated
+  pattern `NOT_PATTERN`, which becomes `patternProperties: {p: false}`) is read on strings only.
 Anything else is rejected with `property-names-not-exact`. Listed keys are judged with the one
 ECMA-262 semantics (`schemac.regex.ecma_search`), as the final validator judges them.
 """
@@ -18,6 +20,7 @@ from typing import Any
 
 from schemac.diagnostics import reject
 from schemac.lower.context import LowerContext
+from schemac.lower.marks import NOT_PATTERN
 from schemac.regex import PatternError, ecma_search
 from schemac.schema import Schema, child_pointer
 
@@ -70,16 +73,46 @@ def _empty_only(out: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _string_part(names: Schema) -> Schema:
+    """`names` as it acts on strings (keys are strings): of an anyOf (what negation leaves:
+    `{"anyOf": [{"type": [non-string types]}, {"type": "string", ...}]}`, possibly beside a
+    `type` that admits strings) the one branch that admits strings, `false` when none does;
+    allOf members merged into the node where no keyword clashes; anything else unchanged."""
+    if isinstance(names, dict) and isinstance(names.get("allOf"), list) and all(
+            isinstance(m, dict) for m in names["allOf"]):  # members merged where they do not clash
+        merged = {k: v for k, v in names.items() if k != "allOf"}
+        for member in names["allOf"]:
+            for k, v in member.items():
+                if k in merged and merged[k] != v:
+                    return names
+                merged[k] = v
+        names = merged
+    if not isinstance(names, dict) or set(names) - {"type"} != {"anyOf"} or not _allows_strings(names):
+        return names
+    strings = [b for b in names["anyOf"] if b is True or (isinstance(b, dict) and _allows_strings(b))]
+    return names if len(strings) > 1 else strings[0] if strings else False
+
+
+def _forbidden(out: dict[str, Any], patterns: list[str]) -> dict[str, Any]:
+    """Names that match none of `patterns` (a negated pattern, `NOT_PATTERN`): each pattern
+    forbids its keys (`patternProperties: {p: false}`); a key it newly takes from
+    additionalProperties is forbidden either way."""
+    out["patternProperties"] = {**out.get("patternProperties", {}), **{p: False for p in patterns}}
+    return out
+
+
 def lower(node: dict[str, Any], ctx: LowerContext) -> Schema:
     if "propertyNames" not in node:
         return node
     here = child_pointer(ctx.pointer, "propertyNames")
-    names = ctx.deref(node["propertyNames"])
+    names = _string_part(ctx.deref(node["propertyNames"]))
     out = {k: v for k, v in node.items() if k != "propertyNames"}
     if names is True or names == {}:
         return out
     if names is False or (isinstance(names, dict) and not _allows_strings(names)):
         return _empty_only(out)
+    if isinstance(names, dict) and set(names) - {"type"} == {NOT_PATTERN}:
+        return _forbidden(out, list(names[NOT_PATTERN]))
     if not isinstance(names, dict) or not set(names) <= _STRING_KEYWORDS:
         raise reject("property-names-not-exact", here,
                      "`propertyNames` uses keywords with no key-level form (only enum/const/pattern/length)")
