@@ -161,3 +161,15 @@ def test_object_group_independent_of_key_order(applicator: dict) -> None:
         for text in grid:
             want = jsonschema.Draft202012Validator(schema).is_valid(json.loads(text))
             assert accepts(art.grammar, text) == want, (order, text)
+
+
+@pytest.mark.parametrize("key", ["\x7f", "a\x7fb", "\x80", "\u2028", "\U0001f600", '"', "\\", "\x1f"])
+def test_listed_key_literal_is_exact_for_every_character(key: str) -> None:
+    """A listed key is one Lark literal of its policy spelling; llguidance's Lark lexer refuses
+    a raw U+007F in a literal (it is written `\\u007f` there), the rest load raw."""
+    schema = {"type": "object", "properties": {key: {"type": "integer"}}, "additionalProperties": {"type": "string"}}
+    grammar = schemac.compile(schema, use_cache=False).grammar
+    spelt = json.dumps(key, ensure_ascii=False)
+    assert accepts(grammar, "{" + spelt + ": 1}")
+    assert not accepts(grammar, "{" + spelt + ': "s"}')
+    assert accepts(grammar, '{"k": "s"}') and not accepts(grammar, '{"k": 1}')

@@ -70,8 +70,15 @@ def json_schema_grammar(text: str) -> str:
 
 
 def literal(text: str) -> str:
-    """A Lark string literal matching exactly `text`."""
-    return json.dumps(text, ensure_ascii=False)
+    """A Lark string literal matching exactly `text`. U+007F is written `\u007f`: llguidance's
+    Lark lexer refuses it raw inside a literal (every other character loads raw)."""
+    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
+
+
+def key_literal(key: str) -> str:
+    """A Lark string literal matching exactly the policy spelling of object key `key`
+    (`json.dumps(key, ensure_ascii=False)`, quotes included)."""
+    return literal(json.dumps(key, ensure_ascii=False))
 
 
 def embed(body: Schema, defs: dict[str, Any]) -> str:

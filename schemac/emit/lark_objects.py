@@ -17,7 +17,7 @@ from __future__ import annotations
 from itertools import product
 from typing import TYPE_CHECKING, Any
 
-from schemac.emit.json_path import literal
+from schemac.emit.json_path import key_literal
 from schemac.emit.lark_merge import Unwritable, conj, key_schema
 from schemac.schema import Schema, child_pointer
 
@@ -35,7 +35,7 @@ def _extras(w: "Writer", node: dict[str, Any], listed: list[str], pointer: str) 
     """One `KEY KSEP value` alternative per class of keys beyond the listed ones."""
     from schemac.regex import canonical_string_terminal, json_string_terminal
 
-    taken = " | ".join(literal(literal(k)) for k in listed)
+    taken = " | ".join(key_literal(k) for k in listed)
     patterns: dict[str, Schema] = node.get("patternProperties", {})
     names = {p: w.terminal("KP", json_string_terminal(p)) for p in patterns}
     out: list[str] = []
@@ -127,7 +127,7 @@ def write_object(w: "Writer", node: dict[str, Any], pointer: str) -> str | None:
                 alts = []
                 after = nxt.get((1, min(c + 1, cap) if hi is None else c + 1))
                 if after is not None:
-                    alts.append((f"{w.sep} " if s else "") + f"{literal(literal(key))} {w.ksep} {rule} {after}")
+                    alts.append((f"{w.sep} " if s else "") + f"{key_literal(key)} {w.ksep} {rule} {after}")
                 if not req and nxt.get((s, c)) is not None:
                     alts.append(str(nxt[(s, c)]))
                 cur[(s, c)] = w.alts(f"{base}_{i}_{s}_{c}", alts)

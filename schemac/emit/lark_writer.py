@@ -17,7 +17,7 @@ from typing import Any
 
 from schemac.budget import Budget
 from schemac.diagnostics import reject
-from schemac.emit.json_path import SYNTAX_POLICY, embed, literal, translated
+from schemac.emit.json_path import SYNTAX_POLICY, embed, key_literal, literal, translated
 from schemac.emit.lark_arrays import write_array
 from schemac.emit.lark_merge import (CL, NUMBER_KEYS, OBJECT_KEYS, ONE_OF, STRING_KEYS, STRINGS, Unwritable,
                                      merged, types_of)
@@ -290,7 +290,7 @@ class Writer:
         if any(p is None for p in parts):
             return None
         if isinstance(value, dict):
-            parts = [f"{literal(literal(k))} {self.ksep} {p}" for k, p in zip(value, parts)]
+            parts = [f"{key_literal(k)} {self.ksep} {p}" for k, p in zip(value, parts)]
         opener, closer = ('"{"', '"}"') if isinstance(value, dict) else ('"["', '"]"')
         return " ".join([opener, f" {self.sep} ".join(parts), closer]) if parts else f"{opener} {closer}"
 
