@@ -119,7 +119,13 @@ def _chars_except(excluded: set[int]) -> str:
 
 
 def _ranges_regex(ranges: list[tuple[int, int]]) -> str:
+    """One character in `ranges`, the surrogate block left out: a JSON string's characters are
+    code points (an astral one is one character, never two halves), and a class ending in the
+    block would hold a lone surrogate, which no pattern engine here reads the same."""
+    ranges = [(lo, hi) for a, b in ranges for lo, hi in ((a, min(b, 0xD7FF)), (max(a, 0xE000), b)) if lo <= hi]
     parts = [f"[\\u{{{lo:X}}}-\\u{{{hi:X}}}]" for lo, hi in ranges]
+    if not parts:
+        return "[^\\s\\S]"  # no character at all
     return parts[0] if len(parts) == 1 else "(?:" + "|".join(parts) + ")"
 
 
