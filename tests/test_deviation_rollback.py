@@ -7,7 +7,8 @@ that reuses the row index with the same lexer state gets the mask of a state tha
 exists. Each test below asserts today's wrong mask next to what a fresh matcher computes for
 the same tokens, so it FAILS when llguidance fixes the cache (or the binding exposes
 `invalidate_bias_cache`): then retire the workarounds (the fork-only walk in
-`schemac/verify/walk.py`, the forward-only committed matcher in `schemac/runtime/request.py`).
+`schemac/verify/walk.py`, the trail and rebuild in `schemac/runtime/request.py`). The last test
+pins the property the runtime's cheap reset relies on (`RequestState.settled`).
 Pure llguidance throughout: byte vocabulary plus three multi-byte tokens, a four-line grammar.
 """
 from __future__ import annotations
@@ -135,3 +136,28 @@ def test_forward_only_matchers_and_their_copies_are_right() -> None:
     assert not _allows(base, STR15) and _allows(base, b"1")
     _consume(fork, B, COLON, masks=False)
     assert _allows(fork, STR15) and not _allows(fork, b"1")
+
+
+def test_a_mask_without_forced_bytes_replaces_the_stale_entry() -> None:
+    """What `RequestState.settled` relies on (it must hold for as long as the bug does): the
+    cache has ONE entry, replaced by every mask computed where no byte is forced. Keys `a`/`b`
+    unquoted, so nothing is forced after `{`: a mask computed there after the rollback heals
+    the cache and the diverging `a:` gets the right mask; without it the stale one comes back."""
+    import llguidance
+
+    tok = llguidance.LLTokenizer(llguidance.TokenizerWrapper(VOCAB), n_vocab=len(VOCAB.tokens))
+    grammar = 'start: "{" ("a" KSEP N | "b" KSEP S) "}"\nKSEP: /: ?/\nN: /1\\.50*/\nS: "\\"1.5\\""'
+
+    def stale_after_rollback(heal: bool) -> bool:
+        m = llguidance.LLMatcher(tok, json.dumps({"grammars": [{"lark_grammar": grammar}]}), log_level=0)
+        assert not m.is_error(), m.get_error()
+        _consume(m, OPEN, b"b", COLON)
+        m.rollback(2)
+        if heal:
+            assert m.compute_ff_bytes() == b""
+            m.compute_bitmask()
+        _consume(m, b"a", COLON, masks=False)
+        return _allows(m, STR15)  # `"1.5"` follows `b:` only
+
+    assert stale_after_rollback(heal=False)
+    assert not stale_after_rollback(heal=True)
