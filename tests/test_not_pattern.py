@@ -235,10 +235,14 @@ def test_tool_envelopes_refuse_the_marker() -> None:
     import schemac.tools as tools
     from tools_cases import chat, chat_tool
 
-    params = {"type": "object", "properties": {"s": {"type": "string", "not": {"pattern": "a+b"}}}, "required": ["s"]}
-    with pytest.raises(CompileError) as info:
-        tools.build(chat(tools=[chat_tool("f", params)], tool_choice="required"), api="chat", parser="hermes")
-    assert info.value.codes == ["grammar-error"] and "Lark writer" in info.value.diagnostics[0].message
+    negated = {"type": "string", "not": {"pattern": "a+b"}}
+    inline = {"type": "object", "properties": {"s": negated}, "required": ["s"]}
+    # in a definition only: the embedding's `$defs` must be searched as well
+    in_defs = {"type": "object", "$defs": {"s": negated}, "properties": {"s": {"$ref": "#/$defs/s"}}, "required": ["s"]}
+    for params in (inline, in_defs):
+        with pytest.raises(CompileError) as info:
+            tools.build(chat(tools=[chat_tool("f", params)], tool_choice="required"), api="chat", parser="hermes")
+        assert info.value.codes == ["grammar-error"] and "Lark writer" in info.value.diagnostics[0].message
 
 
 def test_format_beside_the_marker_is_refused() -> None:

@@ -89,14 +89,14 @@ def embed(body: Schema, defs: dict[str, Any]) -> str:
     whole lowered schemas; the Lark writer never passes one)."""
     from schemac.lower.scalar_marks import has_marks
 
-    if has_marks(body) or has_marks(defs):
+    doc: dict[str, Any] = {} if body is True else dict(body)  # type: ignore[arg-type]
+    if defs:
+        doc["$defs"] = defs
+    if has_marks(doc):  # the whole document: a marker only in a definition is skipped as well
         from schemac.diagnostics import reject
 
         raise reject("grammar-error", "", "a negated `pattern` or `multipleOf` needs schemac's Lark writer, which a "
                      "`%json` embedding (a tool envelope's answer or arguments) cannot use yet")
-    doc: dict[str, Any] = {} if body is True else dict(body)  # type: ignore[arg-type]
-    if defs:
-        doc["$defs"] = defs
     doc = translated(doc)  # type: ignore[assignment]
     doc["x-guidance"] = SYNTAX_POLICY
     return "%json " + json.dumps(doc, ensure_ascii=True, allow_nan=False)
