@@ -95,7 +95,8 @@ class MaskFiller:
         executor = self.executor()
         plain: list[tuple[Any, int]] = []
         drafted: list[tuple[Any, int, list[int]]] = []
-        owners: list[RequestState] = []  # of the plain entries, then of the drafted ones
+        plain_owners: list[RequestState] = []
+        drafted_owners: list[RequestState] = []
         slow: list[tuple[RequestState, int, Sequence[int]]] = []
         words, stop = bitmask.numpy(), self.stop_words
         stopped: list[int] = []  # rows llguidance leaves unwritten (past an invalid draft or EOS)
@@ -107,7 +108,7 @@ class MaskFiller:
                 slow.append((state, row, drafts))
             elif not drafts:
                 plain.append((matcher, row))
-                owners.insert(len(plain) - 1, state)
+                plain_owners.append(state)
             else:
                 draft_list = [int(t) if state.in_vocab(t) else -1 for t in drafts]
                 known = draft_list.index(-1) if -1 in draft_list else len(draft_list)
@@ -117,10 +118,10 @@ class MaskFiller:
                     # llguidance consumes the drafts on the matcher and rolls them back, which
                     # leaves its mask cache stale: the request records them (`drafting`)
                     drafted.append((state.drafting(draft_list[:valid]), row, draft_list[:valid]))
-                    owners.append(state)
+                    drafted_owners.append(state)
                 else:
                     plain.append((matcher, row))
-                    owners.insert(len(plain) - 1, state)
+                    plain_owners.append(state)
         if stopped:
             words[stopped] = stop  # one copy for the batch, before llguidance overwrites the valid ones
         # llguidance's draft call refuses empty draft lists, so plain rows go in their own call
@@ -131,8 +132,8 @@ class MaskFiller:
         # llguidance's one-entry mask cache to that state, so the request need not rebuild its
         # matcher when a later token leaves the drafts (`RequestState.settled`)
         # (a matcher a draft broke keeps the first row it wrote before the break)
-        again = list(zip(owners, plain)) + [(state, (m, row)) for state, (m, row, _) in zip(owners[len(plain):], drafted)
-                                             if not m.is_error()]
+        again = list(zip(plain_owners, plain)) + [(state, (m, row)) for state, (m, row, _) in zip(drafted_owners, drafted)
+                                                   if not m.is_error()]
         if again:
             llt.fill_next_token_bitmask_par(executor, [entry for _, entry in again], bitmask)
         for state, (matcher, _) in again:

@@ -40,3 +40,21 @@ def json_key(value: Any) -> str:
         return {k: norm(x) for k, x in v.items()}
 
     return json.dumps(norm(value), sort_keys=True, ensure_ascii=False)
+
+
+#: id(list) -> (the list, its members' keys); the list is kept so its id is not reused while cached
+_MEMBER_KEYS: dict[int, tuple[list[Any], frozenset[str]]] = {}
+
+
+def member_keys(values: list[Any]) -> frozenset[str]:
+    """`json_key` of every member of a const/enum list, computed once per list object: long enums
+    are met again and again (every candidate value checked against them); short ones are not
+    worth a cache entry."""
+    if len(values) <= 32:
+        return frozenset(json_key(v) for v in values)
+    hit = _MEMBER_KEYS.get(id(values))
+    if hit is None or hit[0] is not values:
+        if len(_MEMBER_KEYS) > 256:
+            _MEMBER_KEYS.clear()
+        hit = _MEMBER_KEYS[id(values)] = (values, frozenset(json_key(v) for v in values))
+    return hit[1]

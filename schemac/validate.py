@@ -298,10 +298,8 @@ def _const(validator: Any, const: Any, instance: Any, schema: dict) -> Iterator[
         yield _error(f"{const!r} was expected")
 
 
-#: id(enum list) -> (the list, its members' JSON-equality keys): long enums are checked by one
-#: hash lookup instead of a comparison per member (7,000 members checked against each other
-#: took a minute); the list is kept so its id is never reused while cached
-_ENUM_KEYS: dict[int, tuple[Any, frozenset[str]]] = {}
+#: longer enums are checked by one hash lookup (`member_keys`) instead of a comparison per
+#: member: 7,000 members checked against each other took a minute
 _LONG_ENUM = 32
 
 
@@ -309,14 +307,9 @@ def _enum(validator: Any, enums: Any, instance: Any, schema: dict) -> Iterator[A
     from jsonschema._utils import equal
 
     if isinstance(enums, list) and len(enums) > _LONG_ENUM:
-        from schemac.json_key import json_key
+        from schemac.json_key import json_key, member_keys
 
-        hit = _ENUM_KEYS.get(id(enums))
-        if hit is None or hit[0] is not enums:
-            if len(_ENUM_KEYS) > 256:
-                _ENUM_KEYS.clear()
-            hit = _ENUM_KEYS[id(enums)] = (enums, frozenset(json_key(each) for each in enums))
-        found = json_key(instance) in hit[1]
+        found = json_key(instance) in member_keys(enums)
     elif _has_exact(instance):
         found = any(equal(_exact_tree(instance), _exact_tree(each)) for each in enums)
     else:

@@ -54,13 +54,17 @@ class Budget:
     def limit(self, kind: str) -> int:
         return int(getattr(self.limits, kind))
 
-    def reserve(self, kind: str, n: int, pointer: str) -> None:
-        """Claim `n` units of `kind` or raise `budget-exhausted`; nothing is claimed on failure."""
+    def fits(self, kind: str, n: int) -> bool:
+        """Whether `n` more units of `kind` would still be within its limit (nothing claimed)."""
         if kind not in self.used:
             raise KeyError(kind)
+        return self.used[kind] + n <= self.limit(kind)
+
+    def reserve(self, kind: str, n: int, pointer: str) -> None:
+        """Claim `n` units of `kind` or raise `budget-exhausted`; nothing is claimed on failure."""
+        fits = self.fits(kind, n)
         self.check_deadline(pointer)
-        after = self.used[kind] + n
-        if after > self.limit(kind):
+        if not fits:
             raise reject(
                 "budget-exhausted",
                 pointer,
@@ -68,7 +72,7 @@ class Budget:
                 f"more with {self.used[kind]} already used",
                 hint="simplify the construct at this pointer (bound it, or make branches disjoint)",
             )
-        self.used[kind] = after
+        self.used[kind] += n
 
     def __post_init__(self) -> None:
         self._python_until = self.started + self.limits.deadline_s - self.limits.native_reserve_s

@@ -87,12 +87,12 @@ def embed(body: Schema, defs: dict[str, Any]) -> str:
     and the syntax policy as its `x-guidance` key (llguidance honours it per embedding).
     Refuses a schema holding a scalar marker: llguidance would skip it (tool envelopes embed
     whole lowered schemas; the Lark writer never passes one)."""
-    from schemac.lower.scalar_marks import has_marks
+    from schemac.lower.marks import SCALAR_MARKS, carries
 
     doc: dict[str, Any] = {} if body is True else dict(body)  # type: ignore[arg-type]
     if defs:
         doc["$defs"] = defs
-    if has_marks(doc):  # the whole document: a marker only in a definition is skipped as well
+    if carries(doc, SCALAR_MARKS):  # the whole document: a marker only in a definition is skipped as well
         from schemac.diagnostics import reject
 
         raise reject("grammar-error", "", "a negated `pattern` or `multipleOf` needs schemac's Lark writer, which a "

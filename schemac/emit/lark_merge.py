@@ -204,7 +204,7 @@ ONE_OF = " oneOf"
 _APPLICATORS = ("allOf", "$ref", "anyOf", "oneOf")
 
 
-def _atoms(node: Schema, defs: dict[str, Any], pointer: str, depth: int, out: list[Schema]) -> None:
+def conjuncts(node: Schema, defs: dict[str, Any], pointer: str, depth: int, out: list[Schema]) -> None:
     """`node` as the list of conjuncts llguidance intersects, in its order: runs of plain
     keywords, then each applicator where it stands (allOf parts and `$ref` targets flattened,
     anyOf/oneOf kept whole). The order is the property order of answers."""
@@ -232,9 +232,9 @@ def _atoms(node: Schema, defs: dict[str, Any], pointer: str, depth: int, out: li
             current = {}
         if k == "allOf":
             for part in v:
-                _atoms(part, defs, pointer, depth + 1, out)
+                conjuncts(part, defs, pointer, depth + 1, out)
         elif k == "$ref":
-            _atoms(defs[ref_name({"$ref": v})], defs, pointer, depth + 1, out)  # type: ignore[index]
+            conjuncts(defs[ref_name({"$ref": v})], defs, pointer, depth + 1, out)  # type: ignore[index]
         else:
             out.append({k: v})
     if current:
@@ -246,7 +246,7 @@ def merged(node: dict[str, Any], defs: dict[str, Any], pointer: str, screen: "Sc
     anyOf/oneOf, `{"anyOf": [...]}` with every other conjunct distributed into each branch (in
     place, so property order stays llguidance's)."""
     atoms: list[Schema] = []
-    _atoms(node, defs, pointer, 0, atoms)
+    conjuncts(node, defs, pointer, 0, atoms)
     if False in atoms:
         return {"type": []}
     for j, atom in enumerate(atoms):

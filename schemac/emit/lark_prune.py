@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from schemac.emit.lark_merge import ALL_TYPES, meet, types_of
+from schemac.emit.lark_merge import ALL_TYPES, Unwritable, conjuncts, meet, types_of
+from schemac.lower.analysis import base_type, is_integer
 from schemac.lower.marks import NOT_MULTIPLE
-from schemac.schema import Schema, ref_name
+from schemac.schema import Schema
 
 if TYPE_CHECKING:
     from schemac.budget import Budget
@@ -24,27 +25,18 @@ _LIMIT = 8  # how deep the screen follows properties and nested anyOf (its cost 
 
 
 def _value_types(value: Any) -> list[str]:
-    if value is None:
-        return ["null"]
-    if isinstance(value, bool):
-        return ["boolean"]
-    if isinstance(value, (int, float)):
-        return ["integer"] if isinstance(value, int) or value.is_integer() else ["number"]
-    return ["string" if isinstance(value, str) else "array" if isinstance(value, list) else "object"]
+    """The writer's type names a listed value belongs to (1.0 is an integer)."""
+    return ["integer"] if is_integer(value) else [base_type(value)]
 
 
-def _pieces(node: Schema, defs: dict[str, Any], depth: int = 0) -> list[Schema]:
-    """`node` with its allOf parts and `$ref` target (a `$ref` node's other keywords kept) spread."""
-    if not isinstance(node, dict) or depth > _LIMIT or not ({"allOf", "$ref"} & node.keys()):
+def _pieces(node: Schema, defs: dict[str, Any]) -> list[Schema]:
+    """`node` as the conjuncts `merged` reads (allOf parts and `$ref` targets spread); itself
+    where the chain is too deep to spread (the screen then reads less: it stays sound)."""
+    out: list[Schema] = []
+    try:
+        conjuncts(node, defs, "", 0, out)
+    except (Unwritable, KeyError):  # a chain past the writer's depth, or a target it lacks
         return [node]
-    rest = {k: v for k, v in node.items() if k not in ("allOf", "$ref")}
-    out: list[Schema] = [rest] if rest else []
-    if isinstance(node.get("allOf"), list):
-        for part in node["allOf"]:
-            out.extend(_pieces(part, defs, depth + 1))
-    name = ref_name(node) if "$ref" in node else None
-    if name is not None and name in defs:
-        out.extend(_pieces(defs[name], defs, depth + 1))
     return out
 
 
@@ -58,7 +50,6 @@ class Screen:
         #: the schema's budget: the screen's search branches at every pending anyOf (its deadline)
         self.budget = budget
         self._memo: dict[tuple[int, ...], tuple[list[Schema], bool]] = {}
-        self._keys: dict[int, tuple[list[Any], set[str]]] = {}
         self._pieces: dict[int, tuple[Schema, list[Schema]]] = {}
 
     def dead(self, parts: list[Schema], depth: int = 0) -> bool:
@@ -78,15 +69,6 @@ class Screen:
             hit = self._pieces[id(node)] = (node, _pieces(node, self.defs))
         return hit[1]
 
-    def keys(self, values: list[Any]) -> set[str]:
-        """JSON-equality keys of a const/enum list (enums can be long and are met often)."""
-        hit = self._keys.get(id(values))
-        if hit is None or hit[0] is not values:
-            from schemac.json_key import json_key
-
-            hit = self._keys[id(values)] = (values, {json_key(v) for v in values})
-        return hit[1]
-
 
 def _dead(screen: Screen, parts: list[Schema], depth: int) -> bool:
     flat = [piece for p in parts for piece in screen.pieces(p)]
@@ -102,7 +84,7 @@ def _dead(screen: Screen, parts: list[Schema], depth: int) -> bool:
             types = meet(types, sorted({t for v in p["enum"] for t in _value_types(v)}))
         if not types:
             return True
-    if _values_dead(screen, plain):
+    if _values_dead(plain):
         return True
     if set(types) <= {"number", "integer"} and _multiples_dead(plain, types):
         return True
@@ -118,18 +100,18 @@ def _dead(screen: Screen, parts: list[Schema], depth: int) -> bool:
     return False
 
 
-def _values_dead(screen: Screen, plain: list[dict[str, Any]]) -> bool:
+def _values_dead(plain: list[dict[str, Any]]) -> bool:
     """Whether `const`/`enum` leave no value: two consts differ, or a const is outside an enum
     or fails a pattern (read with schemac's one ECMA semantics), or enums share no member."""
     listed = [[p["const"]] for p in plain if "const" in p] + [
         p["enum"] for p in plain if isinstance(p.get("enum"), list)]
     if not listed:
         return False
-    from schemac.json_key import json_key
+    from schemac.json_key import json_key, member_keys
     from schemac.regex import PatternError, ecma_search
 
     first = min(listed, key=len)
-    left = [v for v in first if all(json_key(v) in screen.keys(other) for other in listed if other is not first)]
+    left = [v for v in first if all(json_key(v) in member_keys(other) for other in listed if other is not first)]
     patterns = [p["pattern"] for p in plain if isinstance(p.get("pattern"), str)]
     try:
         return not any(not isinstance(v, str) or all(ecma_search(r, v) for r in patterns) for v in left)

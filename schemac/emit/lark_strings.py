@@ -51,9 +51,17 @@ def string_terminal(node: dict[str, Any], pointer: str) -> str | None:
     return body if nonempty else None
 
 
-def lexer_limit(terminals: list[tuple[str, list[str]]]) -> str | None:
-    """llguidance's lexer error, if any, for every negated-pattern terminal of a grammar allowed
-    at one position, reading a value made of all their patterns' literal parts.
+def patterns_of(node: dict[str, Any]) -> list[str]:
+    """Every pattern a negated-pattern string node's terminal is made of: its own, those of its
+    further allOf parts (`STRINGS`) and the negated ones."""
+    own = [node["pattern"]] if "pattern" in node else []
+    return own + [part["pattern"] for part in node.get(STRINGS, [])] + list(node[NOT_PATTERN])
+
+
+def lexer_limit(terminals: list[tuple[str, dict[str, Any]]]) -> str | None:
+    """llguidance's lexer error, if any, for every negated-pattern terminal of a grammar (each
+    with the node it was written for) allowed at one position, reading a value made of all
+    their patterns' literal parts.
 
     Why: llguidance builds one lexer for the lexemes allowed together, lazily, so intersections
     of negations can load, pass the grammar check and give up ("too many expressions
@@ -64,7 +72,7 @@ def lexer_limit(terminals: list[tuple[str, list[str]]]) -> str | None:
     import llguidance
 
     bodies = list(dict.fromkeys(body for body, _ in terminals))
-    runs = [run for _, patterns in terminals for p in patterns for run in _literal_runs(p)]
+    runs = [run for _, node in terminals for p in patterns_of(node) for run in _literal_runs(p)]
     sample = ('"' + "".join(dict.fromkeys(runs))).encode()
     rules = "start: " + " | ".join(f"T{i}" for i in range(len(bodies))) + "\n"
     rules += "".join(f"T{i}: {body}\n" for i, body in enumerate(bodies))

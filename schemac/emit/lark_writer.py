@@ -25,7 +25,7 @@ from schemac.emit.lark_numbers import constrained, number_expr
 from schemac.emit.lark_prune import Screen
 from schemac.emit.lark_objects import write_object
 from schemac.emit.lark_strings import lexer_limit, string_terminal
-from schemac.lower.marks import MARK, NOT_MULTIPLE, NOT_PATTERN, marked
+from schemac.lower.marks import MARK, NOT_PATTERN, marked
 from schemac.schema import Schema, child_pointer, iter_subschemas, ref_name
 
 #: Keywords about arrays only (their meaning is "if the value is an array").
@@ -127,8 +127,8 @@ class Writer:
         #: id(node) -> (node, whether it needs Lark); the node is kept so its id stays its own
         self.needs_memo: dict[int, tuple[Any, bool]] = {}
         self.screen = Screen(defs, self.budget)
-        #: (terminal, its patterns) for every negated-pattern string terminal written (`lexer_limit`)
-        self.negated: list[tuple[str, list[str]]] = []
+        #: (terminal, its node) for every negated-pattern string terminal written (`lexer_limit`)
+        self.negated: list[tuple[str, dict[str, Any]]] = []
         self.count = 0
         # which definitions reach a node that needs Lark (through other definitions): a fixpoint
         self.def_needs = {n: needs_lark(body) for n, body in defs.items()}
@@ -197,7 +197,7 @@ class Writer:
         if key in self.memo:
             return self.memo[key]
         body = embed(node, self._defs_of(node))
-        if any(json.dumps(m) in body for m in (MARK, CL, NOT_MULTIPLE, NOT_PATTERN)):  # a backstop: llguidance would ignore them
+        if json.dumps(MARK) in body or json.dumps(CL) in body:  # a backstop: llguidance would ignore them (`embed` refuses scalar markers itself)
             raise reject("grammar-error", "", "internal: a marked array reached a %json embedding")
         if self.check_unsat:
             error = _grammar_error(body)
@@ -321,8 +321,7 @@ class Writer:
             body = string_terminal(node, pointer) if "string" in scalars else None
             if body is not None:
                 alts.append(self.terminal("STR", body))
-                self.negated.append((body, [node.get("pattern") or ""] + [part["pattern"] for part in node.get(STRINGS, [])]
-                                     + list(node[NOT_PATTERN])))
+                self.negated.append((body, node))
             scalars = [t for t in scalars if t != "string"]
             node = {k: v for k, v in node.items() if k not in STRING_KEYS and k != STRINGS}
         if scalars:
@@ -366,10 +365,10 @@ def lark_rules(lowered: Schema, prefix: str = "", check_unsat: bool = False,
         raise reject("unsatisfiable", "", "no JSON value satisfies this schema, so no answer can be generated")
     if writer.negated:
         writer.budget.check_deadline("")  # the probe is native and bounded by llguidance's lexer fuel
-    error = lexer_limit(writer.negated) if writer.negated else None
-    if error is not None:
-        raise reject("grammar-error", "", f"the negated-pattern string terminals pass llguidance's lexer limits ({error})",
-                     hint="fewer overlapping patterns under oneOf/not (or make the branches disjoint another way)")
+        error = lexer_limit(writer.negated)
+        if error is not None:
+            raise reject("grammar-error", "", f"the negated-pattern string terminals pass llguidance's lexer limits ({error})",
+                         hint="fewer overlapping patterns under oneOf/not (or make the branches disjoint another way)")
     return top, [f"{writer.sep}: /, ?/", f"{writer.ksep}: /: ?/"] + writer.rules
 
 

@@ -26,18 +26,21 @@ NOT_PATTERN = "x-schemac-not-pattern"
 SCALAR_MARKS = frozenset({NOT_MULTIPLE, NOT_PATTERN})
 
 
-def marked(node: Any) -> bool:
-    """Whether any schema object inside `node` (its `$defs` included) carries `MARK`."""
+def carries(node: Any, marks: frozenset[str]) -> bool:
+    """Whether any schema object inside `node` (its `$defs` included) holds one of `marks`."""
     stack = [node]
     while stack:
         cur = stack.pop()
         if isinstance(cur, dict):
-            if MARK in cur:
+            if not marks.isdisjoint(cur):
                 return True
             stack.extend(sub for _, sub in iter_subschemas(cur))
-            if isinstance(cur.get("$defs"), dict):
-                stack.extend(cur["$defs"].values())
     return False
+
+
+def marked(node: Any) -> bool:
+    """Whether any schema object inside `node` (its `$defs` included) carries `MARK`."""
+    return carries(node, frozenset({MARK}))
 
 
 #: Upper bound on the grammar states of one marked array (the writer keeps one per position class

@@ -55,9 +55,8 @@ def not_multiple(k: Any, s: dict[str, Any], ctx: LowerContext, dom: Domain) -> l
         if is_multiple(1, k):
             return []  # every integer is a multiple
         lo, hi = int_range(s)
-        budget = ctx.budget
-        if lo is not None and hi is not None and budget.used["entries"] + max(hi - lo + 1, 0) <= budget.limit("entries"):
-            budget.reserve("entries", max(hi - lo + 1, 0), ctx.pointer)
+        if lo is not None and hi is not None and ctx.budget.fits("entries", max(hi - lo + 1, 0)):
+            ctx.budget.reserve("entries", max(hi - lo + 1, 0), ctx.pointer)
             others = [n for n in range(lo, hi + 1) if not is_multiple(n, k)]
             if not others:
                 return []

@@ -12,7 +12,7 @@ writes. Two other readers meet them, and neither may ignore them:
   `stripped` drops it before lowering. The passes keep markers on the nodes they generate
   (`prune.KEPT`), so one written by a user must never reach them.
 
-And one place must refuse them: a `%json` embedding (`has_marks`), where llguidance would skip
+And one place must refuse them: a `%json` embedding (`marks.carries`), where llguidance would skip
 the key as silently as the validator does.
 """
 from __future__ import annotations
@@ -70,26 +70,6 @@ def standard(schema: Schema) -> Schema:
 def stripped(schema: Schema) -> Schema:
     """A user's `schema` without scalar marker keys (annotations there, as any unknown keyword)."""
     return _rewrite(schema, lambda node: {k: v for k, v in node.items() if k not in SCALAR_MARKS})
-
-
-def has_marks(schema: Schema) -> bool:
-    """Whether any schema object inside `schema` (`$defs` included) carries a scalar marker."""
-    stack: list[Any] = [schema]
-    while stack:
-        node = stack.pop()
-        if not isinstance(node, dict):
-            continue
-        if SCALAR_MARKS & node.keys():
-            return True
-        for kw, value in node.items():
-            shape = SUBSCHEMA_KEYWORDS.get(kw)
-            if shape == "one":
-                stack.append(value)
-            elif shape == "list" and isinstance(value, list):
-                stack.extend(value)
-            elif shape == "map" and isinstance(value, dict):
-                stack.extend(value.values())
-    return False
 
 
 def lowered_validator(schema: Schema) -> Any:
