@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from concurrent.futures import Executor, Future
 from typing import Any
 
 from schemac.artifact import Artifact, ArtifactError
 from schemac.llguidance_range import LLGuidanceVersionError, check_runtime
+from schemac.native import CompileExecutor
 from schemac.runtime.errors import AdmissionError
 from schemac.runtime.tokenizer import TokenizerAdapter
 
@@ -48,7 +49,8 @@ class GrammarLoader:
         executor: Executor | None = None,
         limits: Any = None,
     ) -> None:
-        """`limits`: an `llguidance.LLParserLimits` for every matcher (None: llguidance's defaults)."""
+        """`limits`: an `llguidance.LLParserLimits` for every matcher (None: llguidance's defaults).
+        An `executor` of one's own must give its threads a large stack (`schemac.native`)."""
         if capacity < 1:
             raise ValueError("capacity must be >= 1")
         self._tokenizer = tokenizer
@@ -66,7 +68,7 @@ class GrammarLoader:
                 self._cache.move_to_end(artifact.key)
                 return future
             if self._executor is None:
-                self._executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="schemac-compile")
+                self._executor = CompileExecutor(max_workers=2, thread_name_prefix="schemac-compile")
             future = self._executor.submit(self._build, artifact)
             self._cache[artifact.key] = future
             while len(self._cache) > self._capacity:

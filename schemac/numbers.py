@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import lru_cache
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
@@ -31,8 +32,12 @@ JSON_NUMBER = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+\-]?[0-9]+)?"
 #: the policy's integers
 INTEGER = r"0|-?[1-9][0-9]*"
 #: default bounds on the work and the text of one lexeme
-MAX_STATES = 4096
+MAX_STATES = 1 << 15
 MAX_REGEX_CHARS = 16384
+#: automata past this many states are written as rules without trying a regex: state
+#: elimination is quadratic in the states, and no such regex stayed under `MAX_REGEX_CHARS`
+#: (two 32-digit bounds with fractions make 87 states; a residue mod 7 alone passes the chars)
+MAX_REGEX_STATES = 512
 #: bounds spelling more digits than this are refused up front: the range regex grows with the
 #: square of the digit count (about 7 KB at 20 digits)
 MAX_BOUND_DIGITS = 32
@@ -86,13 +91,15 @@ def literal_is_exact(text: str) -> bool:
 
 def _readers(integer: bool, bounds: list[tuple[Fraction, str]], multiple_of: Fraction | None,
              avoid: list[Fraction]) -> list[Any]:
-    from schemac.numbers_dfa import bound_reader, multiple_reader, not_multiple_reader, policy_reader
+    """The syntax, each bound, and every step at once (one minimal residue automaton:
+    `schemac.numbers_residue` says why not a reader per step)."""
+    from schemac.numbers_dfa import MAX_SYNTAX_STATES, bound_reader, minimal, policy_reader, product
+    from schemac.numbers_residue import dfa_reader, residue_dfa
 
-    readers = [policy_reader(integer)]
-    readers += [bound_reader(b, rel) for b, rel in bounds]
-    if multiple_of is not None:
-        readers.append(multiple_reader(multiple_of))
-    readers += [not_multiple_reader(k) for k in avoid]
+    syntax = minimal(product([policy_reader(integer)] + [bound_reader(b, rel) for b, rel in bounds], MAX_SYNTAX_STATES))
+    readers = [dfa_reader(syntax)]
+    if multiple_of is not None or avoid:
+        readers.append(dfa_reader(residue_dfa(integer, multiple_of, avoid)))
     return readers
 
 
@@ -139,6 +146,15 @@ def _automaton(integer: bool, minimum: Any, maximum: Any, exclusive_minimum: Any
                multiple_of: Any, not_multiple_of: Any = ()) -> Any:
     """The minimal automaton of the constrained policy spellings; None when nothing constrains
     the value. Raises TooLarge past the digit or state bounds."""
+    return _automaton_of(integer, minimum, maximum, exclusive_minimum, exclusive_maximum, multiple_of,
+                         tuple(not_multiple_of))
+
+
+@lru_cache(maxsize=64)
+def _automaton_of(integer: bool, minimum: Any, maximum: Any, exclusive_minimum: Any, exclusive_maximum: Any,
+                  multiple_of: Any, not_multiple_of: tuple[Any, ...]) -> Any:
+    """`_automaton`, cached: `number_rules` reads the automaton `number_regex` just built (and
+    found too large for a regex), and equal values make equal automata whatever their type."""
     from schemac.numbers_dfa import Dfa, TooLarge, minimal, product
 
     step = None if multiple_of is None else fraction(multiple_of)
@@ -186,6 +202,8 @@ def number_regex(
         dfa = _automaton(integer, minimum, maximum, exclusive_minimum, exclusive_maximum, multiple_of, not_multiple_of)
         if dfa is None:
             return INTEGER if integer else JSON_NUMBER
+        if len(dfa.edges) > MAX_REGEX_STATES:
+            raise TooLarge(f"more than {MAX_REGEX_STATES} states for a regex")
         regex = dfa_regex(dfa, max_chars)
     except TooLarge:
         bounds = _constraints(minimum, maximum, exclusive_minimum, exclusive_maximum)
@@ -254,7 +272,8 @@ def number_rules(
 
     Why: a regex for a residue automaton grows exponentially with the step's factor prime to 10
     (`multipleOf: 7` unbounded passes 16 KB), while these rules grow linearly with the automaton.
-    None when the automaton passes `MAX_STATES` states or no number satisfies the constraints;
+    None when the automaton passes `MAX_STATES` states, when llguidance would recurse past
+    `MAX_RULE_DEPTH` rules compiling them, or when no number satisfies the constraints;
     with no value constraint at all, the policy's integers or all JSON numbers as one terminal.
     Rule names are `name` and `name_<state>`; `name` must be a lowercase Lark rule name.
     """
@@ -269,22 +288,55 @@ def number_rules(
         return f"{name}: /{INTEGER if integer else JSON_NUMBER}/\n"
     if not dfa.accepting:
         return None
+    if _compile_depth(dfa) > MAX_RULE_DEPTH:
+        return None
     lines = [f"{name}: {name}_0"]
     for s, out in enumerate(dfa.edges):
         if not out:
             continue  # a final state: reached only through the one-character alternatives
-        by_target: dict[int, set[str]] = {}
-        for ch, t in out.items():
-            by_target.setdefault(t, set()).add(ch)
         options = []
-        for t, chars in sorted(by_target.items()):
-            term = "/" + char_class(frozenset(chars)) + "/"
+        for t, chars in _targets(out):
+            term = "/" + char_class(chars) + "/"
             if dfa.edges[t]:
                 options.append(f"{term} {name}_{t}")
             if t in dfa.accepting:
                 options.append(term)
         lines.append(f"{name}_{s}: " + " | ".join(options))
     return "\n".join(lines) + "\n"
+
+
+def _targets(out: dict[str, int]) -> list[tuple[int, frozenset[str]]]:
+    """A state's edges grouped by target, in target order (the order the rules reference them)."""
+    by_target: dict[int, set[str]] = {}
+    for ch, t in out.items():
+        by_target.setdefault(t, set()).add(ch)
+    return [(t, frozenset(chars)) for t, chars in sorted(by_target.items())]
+
+
+#: how deep llguidance's Lark compiler may recurse through the number rules. It compiles a rule
+#: at its first reference, depth first (compiler.rs `do_rule`), about 2-4 KB of native stack a
+#: level: a chain of 2,000 rules compiled on an 8 MB stack and 4,000 overflowed it (a segfault,
+#: not an error), 500 compiled on a 2 MB thread stack and 1,000 did not. A residue automaton is
+#: strongly connected, so the depth is nearly its state count whatever the rule order.
+MAX_RULE_DEPTH = 1000
+
+
+def _compile_depth(dfa: Any) -> int:
+    """The deepest first-reference chain llguidance's compiler follows through the rules that
+    `number_rules` writes for `dfa` (the rule `name` itself, then `name_0`, ...)."""
+    seen = {0}
+    stack = [iter([t for t, _ in _targets(dfa.edges[0]) if dfa.edges[t]])]
+    deepest = 2
+    while stack:
+        for t in stack[-1]:
+            if t not in seen:
+                seen.add(t)
+                stack.append(iter([u for u, _ in _targets(dfa.edges[t]) if dfa.edges[u]]))
+                deepest = max(deepest, len(stack) + 1)
+                break
+        else:
+            stack.pop()
+    return deepest
 
 
 #: a regex no text matches (llguidance, RE2 and ECMA-262 all read an empty complement so)

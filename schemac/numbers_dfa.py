@@ -1,10 +1,10 @@
 """Number spellings as finite automata, and automata as llguidance regexes.
 
 Why an automaton: a decimal bound or a multipleOf is a property of a number's digit string that a
-left-to-right reader decides with finitely many states (a comparison flag per bound, a residue per
-step), so intersections are products and the regex falls out of state elimination, with no double
-ever involved. Each reader is a `step(state, char) -> state | None` plus an `accepts(state)`;
-the alphabet is the number policy's `-0123456789.`.
+left-to-right reader decides with finitely many states (a comparison flag per bound, one residue
+for all steps: `schemac.numbers_residue`), so intersections are products and the regex falls out
+of state elimination, with no double ever involved. Each reader is a `step(state, char) -> state
+| None` plus an `accepts(state)`; the alphabet is the number policy's `-0123456789.`.
 """
 from __future__ import annotations
 
@@ -150,74 +150,6 @@ def bound_reader(bound: Fraction, relation: str) -> Reader:
     return Reader(("S", False, False, ("i", 0, 0)), step, accepts)
 
 
-def _decimal_step(step_value: Fraction) -> tuple[int, int]:
-    """(p, q) with `step_value` = p / 10^q, q as small as possible; the step must be a decimal."""
-    q = 0
-    while (step_value * 10 ** q).denominator != 1:
-        q += 1
-    return int(step_value * 10 ** q), q
-
-
-def multiple_reader(step_value: Fraction) -> Reader:
-    """Spellings whose value is an integer multiple of `step_value` = p / 10^q (p, q integers):
-    the digits up to the q-th fraction digit, read as an integer N, satisfy N ≡ 0 (mod p), and
-    every later fraction digit is zero. The state holds N mod p and the fraction digits read."""
-    p, q = _decimal_step(step_value)
-
-    def step(state: State, ch: str) -> State | None:
-        phase, r, j = state  # type: ignore[misc]
-        nxt = _phase_step(phase, ch, True)
-        if nxt is None:
-            return None
-        if ch not in DIGITS:
-            return nxt, r, j
-        if nxt == "F":
-            if j >= q:
-                return (nxt, r, j) if ch == "0" else None
-            return nxt, (10 * r + int(ch)) % p, j + 1
-        return nxt, (10 * r + int(ch)) % p, j
-
-    def accepts(state: State) -> bool:
-        phase, r, j = state  # type: ignore[misc]
-        return phase in _ACCEPTING_PHASES and r * 10 ** (q - j) % p == 0
-
-    return Reader(("S", 0, 0), step, accepts)
-
-
-def not_multiple_reader(step_value: Fraction) -> Reader:
-    """Complete spellings whose value is NOT an integer multiple of `step_value` = p / 10^q:
-    `multiple_reader`'s complement within the syntax. Where `multiple_reader` dies (a nonzero
-    digit past the q-th fraction digit) this reader goes on in an accepting "off" state, since
-    no later digit can make the value a multiple again; otherwise it accepts on N mod p ≠ 0.
-
-    Why a reader of its own rather than a complement of the product: the product's other
-    readers (bounds, multipleOf) must still constrain the same spelling, and a reader composes
-    with them state by state. The state is (phase, N mod p, fraction digits read, off); once
-    off, N and the count no longer matter and are fixed, which keeps the product small."""
-    p, q = _decimal_step(step_value)
-
-    def step(state: State, ch: str) -> State | None:
-        phase, r, j, off = state  # type: ignore[misc]
-        nxt = _phase_step(phase, ch, True)
-        if nxt is None:
-            return None
-        if ch not in DIGITS:
-            return nxt, r, j, off
-        if off:
-            return nxt, 0, q, True
-        if nxt == "F":
-            if j >= q:
-                return (nxt, r, j, False) if ch == "0" else (nxt, 0, q, True)
-            return nxt, (10 * r + int(ch)) % p, j + 1, False
-        return nxt, (10 * r + int(ch)) % p, j, False
-
-    def accepts(state: State) -> bool:
-        phase, r, j, off = state  # type: ignore[misc]
-        return phase in _ACCEPTING_PHASES and (off or r * 10 ** (q - j) % p != 0)
-
-    return Reader(("S", 0, 0, False), step, accepts)
-
-
 # ---- automata -------------------------------------------------------------------------------
 
 
@@ -227,6 +159,10 @@ class Dfa:
 
     edges: tuple[dict[str, int], ...]
     accepting: frozenset[int]
+
+
+#: the syntax and bound readers' product (two 32-digit bounds stay far below it)
+MAX_SYNTAX_STATES = 1 << 14
 
 
 class TooLarge(Exception):

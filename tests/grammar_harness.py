@@ -32,15 +32,25 @@ def _tokenizer() -> Any:
     return LLTokenizer(TokenizerWrapper(_ByteTokenizer()))
 
 
-def accepts(grammar: str, text: str) -> bool:
-    """True iff `grammar` accepts exactly `text` (UTF-8) and may stop there; raises on a bad grammar."""
+@lru_cache(maxsize=8)
+def _pristine(grammar: str) -> Any:
+    """One matcher per grammar (built once: building is the expensive part), never fed itself."""
     from llguidance import LLMatcher
 
     matcher = LLMatcher(_tokenizer(), grammar, log_level=0)
     if matcher.is_error():
         raise ValueError(matcher.get_error())
-    ok = matcher.consume_tokens(list(text.encode()))
-    return bool(ok and matcher.is_accepting())
+    return matcher
+
+
+def accepts(grammar: str, text: str) -> bool:
+    """True iff `grammar` accepts exactly `text` (UTF-8) and may stop there; raises on a bad grammar.
+
+    Each text is fed to a fresh copy of the grammar's matcher, never to a rolled-back one
+    (llguidance's mask cache survives rollback: docs/llguidance-deviations.md)."""
+    matcher = _pristine(grammar).deep_copy()
+    tokens = list(text.encode())
+    return matcher.try_consume_tokens(tokens) == len(tokens) and matcher.is_accepting()
 
 
 def accepted_texts(grammar: Any, alphabet: str, max_len: int) -> set[str]:

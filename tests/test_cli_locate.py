@@ -103,7 +103,7 @@ def test_upgraded_schemas_are_located_in_the_users_file(tmp_path, monkeypatch) -
     monkeypatch.setenv("SCHEMAC_CACHE_DIR", str(tmp_path / "cache"))
     padding = {f"p{i}": {"type": "string"} for i in range(40)}
     schema = {"$schema": "http://json-schema.org/draft-07/schema#", "properties": padding,
-              "definitions": {"x": {"oneOf": [{"additionalProperties": {"type": "string"}}, {"required": ["a"]}]}},
+              "definitions": {"x": {"oneOf": [{"items": [{"type": "integer"}], "additionalItems": {"type": "string"}}, {"minItems": 1}]}},
               "items": [{"$ref": "#/definitions/x"}]}
     text = json.dumps(schema, indent=2)
     write(tmp_path / "s.json", text)

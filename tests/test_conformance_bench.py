@@ -101,14 +101,40 @@ def test_exceptions_other_than_compile_error_are_bugs_not_crashes(monkeypatch: p
     assert report.promise_broken()
 
 
-def test_reorder_follows_refs_and_branches() -> None:
-    schema = {
-        "$defs": {"inner": {"properties": {"p": {}, "q": {}}}},
-        "allOf": [{"properties": {"a": {}}}, {"properties": {"b": {"$ref": "#/$defs/inner"}}}],
-    }
-    value = {"z": 0, "b": {"q": 1, "p": 2}, "a": 3}
-    out = conformance.reorder_keys(value, schema, schema)
-    assert list(out) == ["a", "b", "z"] and list(out["b"]) == ["p", "q"]
+def _order_matcher(schema: dict):
+    import llguidance
+
+    import schemac
+    from benchmarks.conformance.tokenizers import load_tokenizer
+
+    tokenizer = load_tokenizer("llama32k")
+    grammar = schemac.compile(schema, use_cache=False).grammar
+    return llguidance.LLMatcher(tokenizer, grammar, log_level=0), tokenizer.tokenize_str
+
+
+def test_key_order_search_backtracks_into_nested_objects() -> None:
+    """The order found for an inner object can make an outer key impossible; the search must
+    go back into the inner object (the `accelerator.json` shape: an open branch takes the inner
+    object's keys in instance order, a closed one needs them in schema order)."""
+    inner = {"properties": {"a": {}, "t": {"const": "T"}}, "required": ["t"]}
+    schema = {"anyOf": [
+        {"properties": {"items": {"type": "array", "items": inner}, "kind": {"const": "chain"}}},
+        {"properties": {"kind": {"const": "loop"}}},
+    ], "type": "object"}
+    matcher, tokenize = _order_matcher(schema)
+    value = {"kind": "chain", "items": [{"t": "T", "a": 1}]}
+    text = conformance.reordered_text(matcher, tokenize, value)
+    assert text == '{"items": [{"a": 1, "t": "T"}], "kind": "chain"}'
+    assert json.loads(text) == value
+
+
+def test_key_order_search_never_changes_values() -> None:
+    """An answer refused for a value, not an order, is never reported as order only."""
+    schema = {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"const": 1}}, "required": ["b"]}
+    matcher, tokenize = _order_matcher(schema)
+    assert conformance.reordered_text(matcher, tokenize, {"b": 1, "a": 2}) == '{"a": 2, "b": 1}'
+    assert conformance.reordered_text(matcher, tokenize, {"b": 2, "a": 2}) is None
+    assert conformance.reordered_text(matcher, tokenize, {"b": 1, "a": 2}, budget=2) is None
 
 
 def test_cli_main_writes_json_with_the_tekken_vocabulary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

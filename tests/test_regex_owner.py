@@ -32,6 +32,7 @@ RE_ALLOWED: dict[str, str] = {
     "cli/text.py": "a fixed quoted-string scanner for terminal output",
     "schemac/answer.py": "fixed JSON number-literal scanners over answer tokens",
     "schemac/llguidance_range.py": "a fixed version-number syntax",
+    "schemac/emit/lark_depth.py": "a fixed identifier scanner over the Lark text schemac wrote (rule references)",
     "schemac/verify/alphabet.py": "a fixed scanner lifting literal words out of pattern text into the walk's alphabet; never decides a match",
 }
 #: modules that may import Python `re` with a pattern built at run time (globs), not a constant

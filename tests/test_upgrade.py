@@ -573,7 +573,7 @@ def test_every_copied_value_maps_back_to_where_the_user_wrote_it(case: Any) -> N
 def test_check_reports_upgraded_schemas_in_the_users_terms() -> None:
     import schemac
 
-    schema = {"$schema": D7, "definitions": {"x": {"oneOf": [{"additionalProperties": {"type": "string"}}, {"required": ["a"]}]}},
+    schema = {"$schema": D7, "definitions": {"x": {"oneOf": [{"items": [{"type": "integer"}], "additionalItems": {"type": "string"}}, {"minItems": 1}]}},
               "$ref": "#/definitions/x"}
     (d,) = schemac.check(schema, upgrade_drafts=True)
     assert (d.code, d.pointer) == ("one-of-not-exact", "/definitions/x/oneOf")

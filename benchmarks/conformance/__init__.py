@@ -13,13 +13,14 @@ from benchmarks.conformance.cases import (
     MASKBENCH, SECTIONS, SUITE, SUITE_FORMAT, Case, CaseResult, EngineResult, load_cases,
 )
 from benchmarks.conformance.driver import main, run
-from benchmarks.conformance.engines import evaluate, instance_text, reorder_keys, schemac_first
+from benchmarks.conformance.engines import evaluate, instance_text, schemac_first
+from benchmarks.conformance.key_order import reordered_text
 from benchmarks.conformance.render import render_text
 from benchmarks.conformance.stats import Report
 from benchmarks.conformance.tokenizers import TOKENIZERS, load_tokenizer
 
 __all__ = [
     "MASKBENCH", "SECTIONS", "SUITE", "SUITE_FORMAT", "TOKENIZERS", "Case", "CaseResult", "EngineResult",
-    "Report", "evaluate", "instance_text", "load_cases", "load_tokenizer", "main", "render_text", "reorder_keys",
+    "Report", "evaluate", "instance_text", "load_cases", "load_tokenizer", "main", "render_text", "reordered_text",
     "run", "schemac_first",
 ]

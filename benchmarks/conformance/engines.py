@@ -9,6 +9,7 @@ import time
 from typing import Any
 
 from benchmarks.conformance.cases import MASKBENCH, SUITE, Case, CaseResult, EngineResult
+from benchmarks.conformance.key_order import reordered_text
 from benchmarks.conformance.tokenizers import load_tokenizer
 
 _WORKER: dict[str, Any] = {}
@@ -49,83 +50,12 @@ def _accepts(base: Any, tokens: list[int]) -> tuple[bool, str]:
     return bool(ok), matcher.get_error() if matcher.is_error() else ""
 
 
-def _deref(node: Any, root: Any) -> Any:
-    """Follow local `#/...` references (a few hops) so key order can be read from the target."""
-    for _ in range(8):
-        if not (isinstance(node, dict) and isinstance(node.get("$ref"), str) and node["$ref"].startswith("#")):
-            return node
-        target: Any = root
-        for token in node["$ref"][1:].split("/")[1:]:
-            token = token.replace("~1", "/").replace("~0", "~")
-            target = target.get(token) if isinstance(target, dict) else None
-        node = target
-    return node
-
-
-def _properties(node: Any, root: Any, depth: int = 0) -> dict[str, Any]:
-    """`properties` in grammar order, as the syntax policy states it: each listed key where its
-    keyword stands in the schema object, the keys of `allOf`/`anyOf`/`oneOf` branches, `$ref`
-    targets and `then`/`else` where those keywords stand (first occurrence wins)."""
-    if isinstance(node, dict) and set(node) == {"$ref"}:
-        node = _deref(node, root)
-    if not isinstance(node, dict) or depth > 16:
-        return {}
-    found: dict[str, Any] = {}
-    for keyword, value in node.items():
-        parts: list[Any] = []
-        if keyword == "properties" and isinstance(value, dict):
-            for key, sub in value.items():
-                found.setdefault(key, sub)
-        elif keyword in ("allOf", "anyOf", "oneOf") and isinstance(value, list):
-            parts = value
-        elif keyword == "$ref":
-            parts = [_deref({"$ref": value}, root)]
-        elif keyword in ("then", "else"):
-            parts = [value]
-        for part in parts:
-            for key, sub in _properties(part, root, depth + 1).items():
-                found.setdefault(key, sub)
-    return found
-
-
-def _unlisted(node: dict[str, Any], key: str) -> Any:
-    """The schema an unlisted key's value follows: its first matching patternProperties entry
-    (read with schemac's ECMA semantics), else additionalProperties."""
-    from schemac.regex import PatternError, ecma_search
-
-    patterns = node.get("patternProperties")
-    for pattern, sub in (patterns.items() if isinstance(patterns, dict) else ()):
-        try:
-            if ecma_search(pattern, key):
-                return sub
-        except PatternError:
-            continue
-    return node.get("additionalProperties")
-
-
-def reorder_keys(value: Any, node: Any, root: Any, depth: int = 0) -> Any:
-    """`value` with object keys in the order the grammar generates them (properties order first)."""
-    node = _deref(node, root)
-    if depth > 64 or not isinstance(node, dict):
-        return value
-    if isinstance(value, dict):
-        props = _properties(node, root)
-        keys = [k for k in props if k in value] + [k for k in value if k not in props]
-        return {k: reorder_keys(value[k], props[k] if k in props else _unlisted(node, k), root, depth + 1)
-                for k in keys}
-    if isinstance(value, list):
-        prefix = node.get("prefixItems") if isinstance(node.get("prefixItems"), list) else []
-        return [reorder_keys(v, prefix[i] if i < len(prefix) else node.get("items"), root, depth + 1)
-                for i, v in enumerate(value)]
-    return value
-
-
-def _run_instances(tokenizer: Any, grammar: str, schema: Any, case: Case,
+def _run_instances(tokenizer: Any, grammar: str, case: Case,
                    texts: list[tuple[str, list[int]]], result: EngineResult) -> None:
     """Feed each tokenised instance; accepted = every token allowed and the matcher accepting.
 
-    A valid instance that is rejected is retried once with its keys in `schema`'s property order:
-    if that text is accepted, the loss is the documented property-order policy, not coverage.
+    A valid instance that is rejected is searched for a key order the grammar accepts
+    (`key_order`): if one is found, the loss is the documented property-order policy, not coverage.
     """
     import llguidance
 
@@ -140,8 +70,8 @@ def _run_instances(tokenizer: Any, grammar: str, schema: Any, case: Case,
         result.errors.append(error)
         reordered = False
         if valid and not ok and isinstance(data, (dict, list)):
-            retry = instance_text(reorder_keys(data, schema, schema))
-            reordered = retry != text and _accepts(base, tokenizer.tokenize_str(retry))[0]
+            retry = reordered_text(base, tokenizer.tokenize_str, data)
+            reordered = retry is not None and retry != text and _accepts(base, tokenizer.tokenize_str(retry))[0]
         result.order_only.append(reordered)
 
 
@@ -236,12 +166,10 @@ def _evaluate(case: Case) -> CaseResult:
         raw, raw_grammar = _llguidance(case)
         ours, artifact = _schemac(case, upgrade_drafts)
     out = CaseResult(case, {"schemac": ours, "llguidance": raw}, tokenizer_mismatches=mismatches)
-    engines = ((ours, artifact.grammar if artifact else None, artifact.lowered if artifact else None),
-               (raw, raw_grammar, case.schema))
-    for result, grammar, schema in engines:
+    for result, grammar in ((ours, artifact.grammar if artifact else None), (raw, raw_grammar)):
         if grammar is not None:
             try:
-                _run_instances(tokenizer, grammar, schema, case, texts, result)
+                _run_instances(tokenizer, grammar, case, texts, result)
             except Exception as exc:  # noqa: BLE001
                 result.status, result.code, result.message = "bug", type(exc).__name__, f"matcher: {exc}"
                 result.accepted, result.errors, result.order_only = [], [], []

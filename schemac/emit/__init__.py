@@ -13,12 +13,14 @@ from schemac.budget import Budget, check_cost, within_cost_by_size
 from schemac.diagnostics import reject
 from schemac.emit.json_path import SYNTAX_POLICY, json_schema_grammar, translated
 from schemac.emit.lark_export import lark_text
+from schemac.native import on_big_stack
 from schemac.schema import Schema
 
 __all__ = ["SYNTAX_POLICY", "emit", "json_schema_grammar", "lark_text", "translated"]
 
-#: Texts whose presence in a lowered schema's JSON means a node may need the Lark writer.
-_SCREEN = ('"x-schemac-array"', '"x-schemac-not-', '"properties"', '"patternProperties"', '"minimum"', '"maximum"',
+#: Texts whose presence in a lowered schema's JSON means a node may need the Lark writer (`"x-schemac-`:
+#: every marker, array, scalar and object witness alike).
+_SCREEN = ('"x-schemac-', '"properties"', '"patternProperties"', '"minimum"', '"maximum"',
            '"exclusiveMinimum"', '"exclusiveMaximum"', '"multipleOf"', '"const"', '"enum"')
 
 
@@ -26,7 +28,7 @@ def _validated(grammar: str) -> str | None:
     """llguidance's first error for `grammar`, or None when it loads."""
     import llguidance
 
-    is_error, messages = llguidance.LLMatcher.validate_grammar_with_warnings(grammar, None)
+    is_error, messages = on_big_stack(llguidance.LLMatcher.validate_grammar_with_warnings, grammar, None)
     return (messages[0] if messages else "unknown error") if is_error else None
 
 

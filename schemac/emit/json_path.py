@@ -95,7 +95,8 @@ def embed(body: Schema, defs: dict[str, Any]) -> str:
     if carries(doc, SCALAR_MARKS):  # the whole document: a marker only in a definition is skipped as well
         from schemac.diagnostics import reject
 
-        raise reject("grammar-error", "", "a negated `pattern` or `multipleOf` needs schemac's Lark writer, which a "
+        raise reject("grammar-error", "", "a negated `pattern` or `multipleOf`, or a complement over an open key set, needs schemac's Lark "
+                     "writer, which a "
                      "`%json` embedding (a tool envelope's answer or arguments) cannot use yet")
     doc = translated(doc)  # type: ignore[assignment]
     doc["x-guidance"] = SYNTAX_POLICY

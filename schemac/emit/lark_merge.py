@@ -12,7 +12,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Callable
 
-from schemac.lower.marks import MARK, NOT_MULTIPLE, NOT_PATTERN
+from schemac.json_key import json_key, member_keys
+from schemac.lower.marks import MARK, NOT_MULTIPLE, NOT_PATTERN, WITNESS
 from schemac.schema import Schema, ref_name
 
 if TYPE_CHECKING:
@@ -22,9 +23,14 @@ if TYPE_CHECKING:
 CL = " contains"
 #: The writer's own key: string keywords of further allOf parts (each a dict of them).
 STRINGS = " strings"
+#: The writer's own key on a merged object: universal key classes, each `{"keys": [...],
+#: "patterns": [...], "value": S}`: every entry whose key is in none of `keys` and matches none of
+#: `patterns` has a value in S. It is an allOf part's additionalProperties kept apart where the
+#: other parts' patterns differ (`merge_objects`); its keys stay listed and its patterns pooled.
+EVERY = " every"
 ALL_TYPES = ("null", "boolean", "object", "array", "string", "number")
 OBJECT_KEYS = frozenset({"properties", "additionalProperties", "patternProperties", "required",
-                         "minProperties", "maxProperties"})
+                         "minProperties", "maxProperties", WITNESS, EVERY})
 STRING_KEYS = frozenset({"minLength", "maxLength", "pattern", "format", NOT_PATTERN})
 NUMBER_KEYS = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", NOT_MULTIPLE})
 #: Keyword groups whose meaning depends on each other within one schema object; allOf parts
@@ -32,6 +38,8 @@ NUMBER_KEYS = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMax
 _GROUPS = (frozenset({"uniqueItems", MARK}),)
 _ITEMS = frozenset({"items", "prefixItems"})
 _OBJECT_GROUP = frozenset({"properties", "patternProperties", "additionalProperties"})
+#: What `merge_objects` merges: the object group and the universal classes of earlier merges.
+_OBJECT_MERGE = _OBJECT_GROUP | {EVERY}
 #: Counts and bounds two parts may both set: the tighter one wins.
 _TIGHTER: dict[str, Callable[[Any, Any], Any]] = {
     "minItems": max, "maxItems": min, "minLength": max, "maxLength": min, "minProperties": max,
@@ -104,21 +112,23 @@ def conj(parts: list[Schema]) -> Schema:
 
 
 def key_schema(node: dict[str, Any], key: str, pointer: str) -> Schema:
-    """What `node`'s object keywords require of property `key`'s value."""
+    """What `node`'s object keywords (its `EVERY` classes included) require of property `key`'s value."""
     from schemac.regex import PatternError, ecma_search
+
+    def search(pattern: str) -> bool:
+        try:
+            return ecma_search(pattern, key)
+        except PatternError as exc:
+            raise Unwritable(pointer, f"the key pattern {pattern!r} ({exc})") from exc
 
     found: list[Schema] = []
     props = node.get("properties", {})
     if key in props:
         found.append(props[key])
-    for pattern, sub in node.get("patternProperties", {}).items():
-        try:
-            if ecma_search(pattern, key):
-                found.append(sub)
-        except PatternError as exc:
-            raise Unwritable(pointer, f"the key pattern {pattern!r} ({exc})") from exc
-    if not found:
-        return node.get("additionalProperties", True)
+    found += [sub for pattern, sub in node.get("patternProperties", {}).items() if search(pattern)]
+    if not found and key not in props:
+        found.append(node.get("additionalProperties", True))
+    found += [e["value"] for e in node.get(EVERY, ()) if key not in e["keys"] and not any(map(search, e["patterns"]))]
     return conj(found)
 
 
@@ -126,14 +136,24 @@ def merge_objects(a: dict[str, Any], b: dict[str, Any], pointer: str) -> dict[st
     """The object keywords of `a` and `b` as one node, key by key.
 
     A listed key gets the conjunction of what each side requires of it. Patterns are pooled
-    (the writer conjoins every pattern a key matches); that is exact only where each side
-    either has no additionalProperties restriction or already has every pooled pattern, since
-    a key matching only the other side's pattern falls under this side's additionalProperties.
+    (the writer conjoins every pattern a key matches); that is exact for a side's
+    additionalProperties only where the side already has every pooled pattern, since a key
+    matching only the other side's pattern falls under this side's additionalProperties. Where
+    it has not, that additionalProperties becomes an `EVERY` class: its keys (the side's
+    properties) and patterns (the side's own) keep the keys it binds exactly.
     """
     pa, pb = a.get("patternProperties", {}), b.get("patternProperties", {})
-    for mine, other, theirs in ((a, pa, pb), (b, pb, pa)):
-        if mine.get("additionalProperties", True) is not True and not set(theirs) <= set(other):
-            raise Unwritable(pointer, "allOf parts with different patternProperties beside additionalProperties")
+    every = list(a.get(EVERY, []))
+    every += [e for e in b.get(EVERY, []) if repr(e) not in {repr(x) for x in every}]
+    extras: list[Schema] = []
+    for mine, own, theirs in ((a, pa, pb), (b, pb, pa)):
+        extra = mine.get("additionalProperties", True)
+        if extra is not True and not set(theirs) <= set(own):
+            cls = {"keys": list(mine.get("properties", {})), "patterns": list(own), "value": extra}
+            if repr(cls) not in {repr(x) for x in every}:
+                every.append(cls)
+        else:
+            extras.append(extra)
     props: dict[str, Schema] = {}
     for key in list(a.get("properties", {})) + [k for k in b.get("properties", {}) if k not in a.get("properties", {})]:
         props[key] = conj([_listed_part(a, key, pointer), _listed_part(b, key, pointer)])
@@ -143,9 +163,11 @@ def merge_objects(a: dict[str, Any], b: dict[str, Any], pointer: str) -> dict[st
     patterns = {p: conj([pa[p], pb[p]]) if p in pa and p in pb else pa.get(p, pb.get(p)) for p in [*pa, *pb]}
     if patterns:
         out["patternProperties"] = patterns
-    extra = conj([a.get("additionalProperties", True), b.get("additionalProperties", True)])
+    extra = conj(extras)
     if extra is not True:
         out["additionalProperties"] = extra
+    if every:
+        out[EVERY] = every
     return out
 
 
@@ -277,10 +299,10 @@ def _merge_two(out: dict[str, Any], part: dict[str, Any], pointer: str) -> dict[
     for group in _GROUPS:
         if group & out.keys() and group & part.keys():
             raise Unwritable(pointer, "allOf parts constraining the same array keyword group")
-    if _OBJECT_GROUP & out.keys() and _OBJECT_GROUP & part.keys():
+    if _OBJECT_MERGE & out.keys() and _OBJECT_MERGE & part.keys():
         objects = merge_objects(out, part, pointer)
-        out = {k: v for k, v in out.items() if k not in _OBJECT_GROUP}
-        part = {**{k: v for k, v in part.items() if k not in _OBJECT_GROUP}, **objects}
+        out = {k: v for k, v in out.items() if k not in _OBJECT_MERGE}
+        part = {**{k: v for k, v in part.items() if k not in _OBJECT_MERGE}, **objects}
     for k, v in part.items():
         if k not in out:
             out[k] = v
@@ -288,6 +310,9 @@ def _merge_two(out: dict[str, Any], part: dict[str, Any], pointer: str) -> dict[
             out[CL] = out[CL] + v
         elif k in (STRINGS, NOT_MULTIPLE, NOT_PATTERN):  # lists of conjuncts
             out[k] = list(out[k]) + [x for x in v if x not in out[k]]
+        elif k == WITNESS:  # a list of conjuncts, kept apart by repr (== merges `true` with `1`)
+            seen = {repr(x) for x in out[k]}
+            out[k] = list(out[k]) + [x for x in v if repr(x) not in seen]
         elif k in _TIGHTER:
             out[k] = _TIGHTER[k](out[k], v)
         elif k == "type":
@@ -299,6 +324,11 @@ def _merge_two(out: dict[str, Any], part: dict[str, Any], pointer: str) -> dict[
         elif k in ("pattern", "format"):
             if out[k] != v:
                 out[STRINGS] = out.get(STRINGS, []) + [{k: v}]
-        elif out[k] != v:
+        elif k == "const" and json_key(out[k]) != json_key(v):
+            out["type"] = []  # two different values: nothing meets both
+        elif k == "enum":
+            keep = member_keys(v)
+            out[k] = [x for x in out[k] if json_key(x) in keep]  # JSON equality: 1 and 1.0, never true
+        elif k != "const" and out[k] != v:
             raise Unwritable(pointer, f"allOf parts that both use `{k}`")
     return out

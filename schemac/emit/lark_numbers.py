@@ -62,8 +62,10 @@ def _regex(integer: bool, bounds: tuple[tuple[str, Typed], ...]) -> str | None:
 
 def _too_large(pointer: str) -> Exception:
     return reject("grammar-error", pointer,
-                  "no exact number lexeme exists for these numeric constraints, and llguidance's own is not exact",
-                  hint="simplify `multipleOf` or the bounds")
+                  "no exact number lexeme exists for these numeric constraints (its automaton passes the regex "
+                  "bounds, and as rules it passes the depth llguidance's compiler can recurse through without "
+                  "overflowing its stack), and llguidance's own is not exact",
+                  hint="simplify `multipleOf`/`not multipleOf` (a step with a factor prime to 10 costs that many states)")
 
 
 def number_expr(writer: "Writer", node: dict[str, Any], integer: bool, pointer: str) -> str | None:
@@ -86,7 +88,7 @@ def number_expr(writer: "Writer", node: dict[str, Any], integer: bool, pointer: 
     if key not in writer.memo:
         name = writer.name("num")
         rules = number_rules(name, integer=integer, **{k: _untyped(value) for k, value in params})
-        if rules is None:  # past the state bound (an empty language has a regex: EMPTY)
+        if rules is None:  # past the state or depth bound (an empty language has a regex: EMPTY)
             raise _too_large(pointer)
         writer.rules.extend(rules.rstrip("\n").split("\n"))
         writer.memo[key] = name

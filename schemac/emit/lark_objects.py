@@ -11,73 +11,61 @@ Order and counts follow llguidance's own layout (so answers read the same): list
 schema order (then required keys not in `properties`), then any number of pattern/additional
 keys. min/maxProperties are counted exactly: listed keys present so far are tracked in the
 rule names, and the extra keys are bounded by what remains.
+
+A `WITNESS` marker (some entry of a key class holds a value in V) is written as alternatives:
+the witness is one of the listed keys in the class (that key required, its value also in V), or
+it is one of the extras, `(x SEP)* w (SEP x)*`, where w is an extra entry whose key is in both its
+extras class and the witness class and whose value satisfies both schemas; the counts split by
+the number of plain extras before w, so min/maxProperties stay exact. Several witnesses on one
+object are tracked as the set still owed (`lark_object_owed`).
 """
 from __future__ import annotations
 
-from itertools import product
 from typing import TYPE_CHECKING, Any
 
 from schemac.emit.json_path import key_literal
-from schemac.emit.lark_merge import Unwritable, conj, key_schema
+from schemac.emit.lark_merge import conj, key_schema
+from schemac.emit.lark_object_classes import (MAX_OBJECT_STATES, Extra, class_terminal, extras, in_class, listed,
+                                              plain_tail, too_large)
+from schemac.emit.lark_object_owed import write_owed
+from schemac.lower.marks import WITNESS
 from schemac.schema import Schema, child_pointer
 
 if TYPE_CHECKING:
     from schemac.emit.lark_writer import Writer
 
-#: At most this many distinct-schema patterns on one object (keys are split by the subset of
-#: patterns they match, 2^n - 1 classes).
-MAX_PATTERNS = 4
-#: Upper bound on the rules of one object's listed-key sequence.
-MAX_OBJECT_STATES = 4096
-
-
-def _extras(w: "Writer", node: dict[str, Any], listed: list[str], pointer: str) -> list[str]:
-    """One `KEY KSEP value` alternative per class of keys beyond the listed ones."""
-    from schemac.regex import canonical_string_terminal, json_string_terminal
-
-    taken = " | ".join(key_literal(k) for k in listed)
-    patterns: dict[str, Schema] = node.get("patternProperties", {})
-    names = {p: w.terminal("KP", json_string_terminal(p)) for p in patterns}
-    out: list[str] = []
-    distinct = {w.key_of(s) for s in patterns.values()}
-    if len(distinct) == 1:  # one schema for all: one class, the union of the patterns
-        rule = w.value(next(iter(patterns.values())), child_pointer(pointer, "patternProperties", next(iter(patterns))))
-        if rule is not None:
-            body = "(" + " | ".join(names.values()) + ")" + (f" & ~({taken})" if taken else "")
-            out.append(f"{w.terminal('KS', body)} {w.ksep} {rule}")
-    elif patterns:
-        if len(patterns) > MAX_PATTERNS:
-            raise Unwritable(pointer, f"{len(patterns)} patternProperties with different schemas (at most {MAX_PATTERNS})")
-        for chosen in product((True, False), repeat=len(patterns)):
-            if not any(chosen):
-                continue
-            inside = [p for p, c in zip(patterns, chosen) if c]
-            rule = w.value(conj([patterns[p] for p in inside]), child_pointer(pointer, "patternProperties", inside[0]))
-            if rule is None:
-                continue
-            body = " & ".join([names[p] for p in inside] + [f"~{names[p]}" for p, c in zip(patterns, chosen) if not c])
-            if taken:
-                body += f" & ~({taken})"
-            out.append(f"{w.terminal('KS', body)} {w.ksep} {rule}")
-    extra = node.get("additionalProperties", True)
-    rule = w.value(extra, child_pointer(pointer, "additionalProperties")) if extra is not False else None
-    if rule is not None:
-        excluded = [taken] if taken else []
-        excluded += list(names.values())
-        body = canonical_string_terminal() + (" & ~(" + " | ".join(excluded) + ")" if excluded else "")
-        out.append(f"{w.terminal('KA', body)} {w.ksep} {rule}")
-    return out
-
 
 def write_object(w: "Writer", node: dict[str, Any], pointer: str) -> str | None:
     """The rule body for `node`'s object keywords (an object value), or None when none is valid."""
-    props: dict[str, Schema] = node.get("properties", {})
-    required = list(dict.fromkeys(node.get("required", [])))
-    listed = list(props) + [k for k in required if k not in props]
+    seen: dict[str, dict[str, Any]] = {}
+    for witness in node.get(WITNESS, ()):
+        seen.setdefault(repr(witness), witness)
+    if not seen:
+        return _write(w, node, pointer, None, None, 1)
+    if len(seen) > 1:
+        return write_owed(w, node, pointer, list(seen.values()))
+    witness = next(iter(seen.values()))
+    inside = in_class(witness, pointer)
+    at = [k for k in listed(node) if inside(k)]
+    copies = len(at) + 1
+    alts = [_write(w, node, pointer, None, (k, witness["value"]), copies) for k in at]
+    alts.append(_write(w, node, pointer, witness, None, copies))
+    found = [a for a in alts if a is not None]
+    return " | ".join(found) if found else None
+
+
+def _write(w: "Writer", node: dict[str, Any], pointer: str, witness: dict[str, Any] | None,
+           at: tuple[str, Schema] | None, copies: int) -> str | None:
+    """`node`'s object: with `at` = (k, V), listed key k present with its value also in V; with
+    `witness`, some extra entry is in its key class with its value in its value schema;
+    `copies` is how many such alternatives the object is written as (for the state bound)."""
+    required = set(node.get("required", [])) | ({at[0]} if at else set())
+    keys = listed(node)
     entries: list[tuple[str, str, bool]] = []
-    for k in listed:
+    for k in keys:
         here = child_pointer(pointer, "properties", k)
-        rule = w.value(key_schema(node, k, pointer), here)
+        schema = key_schema(node, k, pointer)
+        rule = w.value(conj([schema, at[1]]) if at and k == at[0] else schema, here)
         if rule is None:
             if k in required:
                 return None
@@ -85,37 +73,25 @@ def write_object(w: "Writer", node: dict[str, Any], pointer: str) -> str | None:
         entries.append((k, rule, k in required))
     lo = int(node.get("minProperties", 0))
     hi = None if node.get("maxProperties") is None else int(node["maxProperties"])
-    extras = _extras(w, node, listed, pointer)
+    classes = extras(w, node, keys, pointer)
     counted = lo > 0 or hi is not None
     cap = 0 if not counted else (hi if hi is not None else lo)
-    states = (len(entries) + 1) * 2 * (cap + 1)
+    states = (len(entries) + 1) * 2 * (cap + 1) * copies * (cap + 1 if witness else 1)
     if states > MAX_OBJECT_STATES:
-        from schemac.diagnostics import reject
-
-        raise reject("too-large", pointer, f"the object needs {states} grammar states; the limit is {MAX_OBJECT_STATES}")
+        raise too_large(pointer, states)
     base = w.name("o")
     item = w.name("x")
-    if extras:
-        w.alts(item, extras)
+    if classes:
+        w.alts(item, [f"{t} {w.ksep} {rule}" for t, _, _, rule in classes])
+    wit = None if witness is None else _witness_rule(w, witness, classes, pointer)
 
     def tail(s: int, c: int) -> str | None:
         """What may follow the listed keys: extra keys, so the total count is in range."""
         need = max(0, lo - c)
         room = None if hi is None else hi - c
-        if room is not None and room < need:
-            return None
-        alts = ['""'] if need == 0 else []
-        if extras and room != 0:
-            first = f"{w.sep} {item}" if s else item
-            k = max(0, need - 1)
-            if room == 1:
-                more = ""
-            elif room is None:
-                more = (f" ({w.sep} {item}){{{k},{k}}}" if k else "") + f" ({w.sep} {item})*"
-            else:
-                more = f" ({w.sep} {item}){{{k},{room - 1}}}"
-            alts.append(first + more)
-        return w.alts(f"{base}_e{s}_{c}", alts)
+        if witness is not None:
+            return None if wit is None else w.alts(f"{base}_e{s}_{c}", _witnessed(w, item, wit, s, need, room))
+        return plain_tail(w, f"{base}_e{s}_{c}", item if classes else None, s, need, room)
 
     # o_i_s_c: the listed keys from index i on; s = whether a key was written, c = keys so far
     nxt: dict[tuple[int, int], str | None] = {(s, c): tail(s, c) for s in (0, 1) for c in range(cap + 1)}
@@ -134,3 +110,39 @@ def write_object(w: "Writer", node: dict[str, Any], pointer: str) -> str | None:
         nxt = cur
     start = nxt.get((0, 0))
     return None if start is None else f"\"{{\" {start} \"}}\""
+
+
+def _witness_rule(w: "Writer", witness: dict[str, Any], classes: list[Extra], pointer: str) -> str | None:
+    """A rule for one extra entry that is a witness: per extras class, a key in that class and
+    the witness's, its value in both schemas; None when no such entry exists."""
+    if not classes:
+        return None
+    keys = class_terminal(w, witness, pointer)
+    alts = []
+    for term, schema, here, _ in classes:
+        rule = w.value(conj([schema, witness["value"]]), here)
+        if rule is not None:
+            alts.append(f"{w.terminal('KW', f'{term} & {keys}')} {w.ksep} {rule}")
+    return w.alts(w.name("w"), alts)
+
+
+def _witnessed(w: "Writer", item: str, wit: str, s: int, need: int, room: int | None) -> list[str]:
+    """Extra entries, at least one of them `wit`, `need` to `room` of them in all (None: no
+    upper bound), led by a separator when `s`; split by the number i of entries before `wit`."""
+    if room is not None and room < max(need, 1):
+        return []
+    lead = f"{w.sep} " if s else ""
+    k = max(0, need - 1)  # entries needed besides the witness
+
+    def before(i: int) -> str:
+        return f"({item} {w.sep}){{{i},{i}}} " if i else ""
+
+    def after(a: int, b: int | None) -> str:
+        if b is None:
+            return (f" ({w.sep} {item}){{{a},{a}}}" if a else "") + f" ({w.sep} {item})*"
+        return f" ({w.sep} {item}){{{a},{b}}}" if b else ""
+
+    if room is None:
+        alts = [lead + before(i) + wit + after(k - i, None) for i in range(k)]
+        return alts + [lead + before(k) + f"({item} {w.sep})* " + wit + after(0, None)]
+    return [lead + before(i) + wit + after(max(0, k - i), room - 1 - i) for i in range(room)]

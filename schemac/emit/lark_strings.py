@@ -76,7 +76,7 @@ def lexer_limit(terminals: list[tuple[str, dict[str, Any]]]) -> str | None:
     sample = ('"' + "".join(dict.fromkeys(runs))).encode()
     rules = "start: " + " | ".join(f"T{i}" for i in range(len(bodies))) + "\n"
     rules += "".join(f"T{i}: {body}\n" for i, body in enumerate(bodies))
-    matcher = llguidance.LLMatcher(_bytes(), json.dumps({"grammars": [{"lark_grammar": rules}]}), log_level=0)
+    matcher = llguidance.LLMatcher(byte_tokenizer(), json.dumps({"grammars": [{"lark_grammar": rules}]}), log_level=0)
     if not matcher.is_error():
         matcher.try_consume_tokens(list(sample))  # consumes what it admits; a lexer limit is an error
     if matcher.is_error():
@@ -107,7 +107,7 @@ def _probe(body: str) -> tuple[str | None, bool]:
     import llguidance
 
     grammar = json.dumps({"grammars": [{"lark_grammar": f"start: T\nT: {body}\n"}]})
-    matcher = llguidance.LLMatcher(_bytes(), grammar, log_level=0)
+    matcher = llguidance.LLMatcher(byte_tokenizer(), grammar, log_level=0)
     if matcher.is_error():  # the regex itself is in the message: keep llguidance's reason only
         lines = (matcher.get_error() or "unknown error").splitlines()
         reason = next((line.strip() for line in lines if line.strip().startswith("error:")), lines[0][:200])
@@ -118,7 +118,7 @@ def _probe(body: str) -> tuple[str | None, bool]:
 
 
 @lru_cache(maxsize=1)
-def _bytes() -> Any:
+def byte_tokenizer() -> Any:
     """llguidance's byte tokenizer: one token per byte, so the mask speaks of bytes."""
     import llguidance
 

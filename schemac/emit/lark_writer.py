@@ -19,13 +19,16 @@ from schemac.budget import Budget
 from schemac.diagnostics import reject
 from schemac.emit.json_path import SYNTAX_POLICY, embed, key_literal, literal, translated
 from schemac.emit.lark_arrays import write_array
+from schemac.emit.lark_depth import MAX_RULE_DEPTH, compile_depth
 from schemac.emit.lark_merge import (CL, NUMBER_KEYS, OBJECT_KEYS, ONE_OF, STRING_KEYS, STRINGS, Unwritable,
                                      merged, types_of)
 from schemac.emit.lark_numbers import constrained, number_expr
 from schemac.emit.lark_prune import Screen
 from schemac.emit.lark_objects import write_object
+from schemac.emit.lark_probe import parser_limit
 from schemac.emit.lark_strings import lexer_limit, string_terminal
-from schemac.lower.marks import MARK, NOT_PATTERN, marked
+from schemac.lower.marks import MARK, NOT_PATTERN, WITNESS, marked
+from schemac.native import on_big_stack
 from schemac.schema import Schema, child_pointer, iter_subschemas, ref_name
 
 #: Keywords about arrays only (their meaning is "if the value is an array").
@@ -38,8 +41,8 @@ def own_need(node: dict[str, Any]) -> bool:
     """Whether `node` itself (not its subschemas) must be written in Lark."""
     if "const" in node or "enum" in node:  # llguidance reads listed numbers as doubles
         return MARK in node or NOT_PATTERN in node or _has_number([node.get("const"), node.get("enum")])
-    return (MARK in node or NOT_PATTERN in node or bool(node.get("properties")) or bool(node.get("patternProperties"))
-            or constrained(node))
+    return (MARK in node or NOT_PATTERN in node or WITNESS in node or bool(node.get("properties"))
+            or bool(node.get("patternProperties")) or constrained(node))
 
 
 def _has_number(value: Any) -> bool:
@@ -99,8 +102,8 @@ def _grammar_error(body: str) -> str | None:
     """llguidance's error for a Lark grammar `start: body`, or None when it loads."""
     import llguidance
 
-    is_error, messages = llguidance.LLMatcher.validate_grammar_with_warnings(
-        json.dumps({"grammars": [{"lark_grammar": "start: " + body}]}), None)
+    is_error, messages = on_big_stack(llguidance.LLMatcher.validate_grammar_with_warnings,
+                                      json.dumps({"grammars": [{"lark_grammar": "start: " + body}]}), None)
     return (messages[0] if messages else "unknown error") if is_error else None
 
 
@@ -369,11 +372,23 @@ def lark_rules(lowered: Schema, prefix: str = "", check_unsat: bool = False,
         if error is not None:
             raise reject("grammar-error", "", f"the negated-pattern string terminals pass llguidance's lexer limits ({error})",
                          hint="fewer overlapping patterns under oneOf/not (or make the branches disjoint another way)")
-    return top, [f"{writer.sep}: /, ?/", f"{writer.ksep}: /: ?/"] + writer.rules
+    rules = [f"{writer.sep}: /, ?/", f"{writer.ksep}: /: ?/"] + writer.rules
+    depth = compile_depth(top, rules)
+    if depth > MAX_RULE_DEPTH:
+        raise reject("too-large", "", f"llguidance would compile this grammar through a chain of {depth:,} rules "
+                     f"(at most {MAX_RULE_DEPTH:,}): its compiler recurses once per rule on the native thread "
+                     "stack, and a chain that deep can overflow it and crash the serving process",
+                     hint="split very long objects or deeply nested structures, or loosen numeric constraints")
+    return top, rules
 
 
 def lark_grammar(lowered: Schema, check_unsat: bool = False, budget: Budget | None = None) -> str:
     """The llguidance grammar JSON for a lowered schema that needs Lark somewhere."""
     top, rules = lark_rules(lowered, "", check_unsat, budget)
     text = "\n".join([f"start: {top}"] + rules) + "\n"
-    return json.dumps({"grammars": [{"lark_grammar": text}]}, ensure_ascii=False)
+    grammar = json.dumps({"grammars": [{"lark_grammar": text}]}, ensure_ascii=False)
+    error = parser_limit(grammar, len(text))
+    if error is not None:
+        raise reject("too-large", "", f"llguidance's parser gives up at the start of an answer ({error})",
+                     hint="fewer overlapping branches under allOf/anyOf/oneOf/not (each one is alive at the opening byte)")
+    return grammar

@@ -22,8 +22,15 @@ NOT_MULTIPLE = "x-schemac-not-multipleOf"
 #: On a string node: a list of ECMA-262 patterns none of which matches the string (`not pattern`).
 #: Only the Lark emit backend writes it: a string terminal minus the terminals of the patterns.
 NOT_PATTERN = "x-schemac-not-pattern"
-#: Markers a lowering may leave on a scalar node (every pass passes them on; `supported` allows them).
-SCALAR_MARKS = frozenset({NOT_MULTIPLE, NOT_PATTERN})
+#: On an object node: a list of witnesses, each `{"value": V}` plus the class of keys it is about,
+#: `"pattern": p` (keys p matches) or `"other": {"keys": [...], "patterns": [...]}` (keys outside
+#: both): the object has an entry whose key is in the class and whose value satisfies V (lowered).
+#: "Some entry breaks additionalProperties/patternProperties" (their complements) has no standard
+#: keyword but `not`; only the Lark object writer writes it (`schemac.emit.lark_objects`).
+WITNESS = "x-schemac-witness"
+#: Markers a lowering may leave as plain keywords of a node (every pass passes them on, `supported`
+#: allows them, the validator reads them through `scalar_marks.standard`): the scalar ones and `WITNESS`.
+SCALAR_MARKS = frozenset({NOT_MULTIPLE, NOT_PATTERN, WITNESS})
 
 
 def carries(node: Any, marks: frozenset[str]) -> bool:

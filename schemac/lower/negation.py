@@ -4,9 +4,10 @@ A lowered schema is a conjunction of keyword assertions, each about one JSON typ
 complement is a disjunction, type by type: a value of type t fails S iff t is not admitted, or it
 is not among S's `enum` values of type t, or it violates one of S's type-t keywords; applicators
 follow De Morgan. Every step is exact; a keyword whose complement llguidance cannot express
-(a general `pattern`, `format`, a non-trivial `additionalProperties`) is rejected with
-`not-exact`. "Not a multiple of k" and "not an integer" become the `NOT_MULTIPLE` marker, which
-the Lark writer turns into an exact number automaton.
+(a general `pattern`, `format`) is rejected with `not-exact`. "Not a multiple of k" and "not an
+integer" become the `NOT_MULTIPLE` marker, which the Lark writer turns into an exact number
+automaton; "some key of a class breaks additionalProperties/patternProperties" the `WITNESS`
+marker (`negation_objects`), which the Lark object writer writes.
 
 The complement only has to be right inside the schema it will be intersected with (the
 siblings of `not`, a oneOf branch, a guarded value's domain): `Domain` carries what that context
@@ -32,7 +33,8 @@ from schemac.lower.analysis import (
 )
 from schemac.lower.context import LowerContext
 from schemac.lower.negation_domain import Domain, not_exact
-from schemac.lower.marks import NOT_MULTIPLE, NOT_PATTERN
+from schemac.lower.marks import MARK, NOT_MULTIPLE, NOT_PATTERN, WITNESS
+from schemac.lower.negation_objects import additional_breaks, pattern_breaks, universal
 from schemac.lower.negation_numbers import non_multiples, not_multiple, not_numbers
 from schemac.lower.negation_strings import FLAT_FROM, literal_complement, not_pattern, string_complement
 from schemac.numbers import exact
@@ -47,8 +49,9 @@ INLINE_LIMIT = 2000
 
 _NUMBER = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", NOT_MULTIPLE)
 _STRING = ("minLength", "maxLength", "pattern", "format", NOT_PATTERN)
-_ARRAY = ("prefixItems", "items", "minItems", "maxItems")
-_OBJECT = ("required", "properties", "patternProperties", "additionalProperties", "minProperties", "maxProperties")
+_ARRAY = ("prefixItems", "items", "minItems", "maxItems", "contains", "minContains", "maxContains", MARK)
+_OBJECT = ("required", "properties", "patternProperties", "additionalProperties", "minProperties", "maxProperties",
+           WITNESS)
 _BY_TYPE: dict[str, tuple[str, ...]] = {"number": _NUMBER, "string": _STRING, "array": _ARRAY, "object": _OBJECT}
 _LOCAL = frozenset({"type", "enum", "const", *_NUMBER, *_STRING, *_ARRAY, *_OBJECT})
 _APPLICATORS = frozenset({"allOf", "anyOf", "oneOf", "$ref"})
@@ -218,7 +221,9 @@ def _negate_ref_within(name: str, ctx: LowerContext, dom: Domain) -> Schema:
 
 
 def _negate_ref(name: str, ctx: LowerContext) -> Schema:
-    """¬$ref: the complement of the definition, memoised as `not~<name>` (¬¬ref is the ref)."""
+    """¬$ref: the complement of the definition, memoised as `not~<name>` (¬¬ref is the ref);
+    from inside the definition's own recursion, `not~<name>` is promised (`LowerContext.defer`)
+    and built by `_complement` once the definition's body is lowered."""
     if name.startswith(NOT_PREFIX) and name not in ctx.defs.source.defs:
         return {"$ref": DEF_PREFIX + name[len(NOT_PREFIX):]}
     key = NOT_PREFIX + name
@@ -227,7 +232,9 @@ def _negate_ref(name: str, ctx: LowerContext) -> Schema:
     if key in ctx.defs.derived:
         return ctx.defs.derived[key]
     target = ctx.deref({"$ref": DEF_PREFIX + name})
-    if target is None:
+    if target is None:  # inside its own recursion: promised, built once its body is lowered
+        if ctx.defer(name, key, lambda sub: _complement(name, sub)):
+            return {"$ref": DEF_PREFIX + key}
         raise not_exact(ctx, f"definition {name!r} from inside its own recursion")
     ctx.defs.in_progress.add(key)  # until registered: a pass lowering the body may meet its own reference
     try:
@@ -243,6 +250,23 @@ def _negate_ref(name: str, ctx: LowerContext) -> Schema:
     finally:
         ctx.defs.in_progress.discard(key)
     return {"$ref": ctx.add_definition(key, lowered)}
+
+
+def _complement(name: str, ctx: LowerContext) -> Schema:
+    """The body of `not~<name>`, promised from inside `name`'s own recursion and built once
+    `name`'s body is lowered; it may refer to `name` and to `not~<name>` in turn.
+
+    Exact on finite instances: `_negate` keeps every `$ref` at the instance location of the
+    original (De Morgan in place, `properties`/`items` complemented at the same key or position)
+    and only swaps `X` and `not~X`, so an in-place edge between complements mirrors one between
+    the definitions. Resolution refuses an in-place reference cycle ("without progress"), so
+    every cycle of the result descends into a proper part of the instance, and `not~X(v) =
+    ¬X(v)` follows by induction on (depth of v, rank in the acyclic in-place order).
+    """
+    target = ctx.deref({"$ref": DEF_PREFIX + name})
+    assert target is not None, name  # the promise is built only once `name` can be read
+    body = _negate(target, ctx, Domain())
+    return body if isinstance(body, bool) else ctx.lower(body)
 
 
 def _local_complement(
@@ -368,9 +392,8 @@ def _not_keyword(t: str, kw: str, s: dict[str, Any], ctx: LowerContext, dom: Dom
         if all(sub is True for sub in v.values()):
             return []
         keys = dom.keys()
-        if keys is None:
-            raise not_exact(ctx, "`patternProperties` (some matching key would have to break it)",
-                             "close the object (additionalProperties: false) so its keys are known")
+        if keys is None:  # some matching key, among keys not known: a witness (negation_objects)
+            return pattern_breaks(v, ctx, lambda sub: _negate(sub, ctx, Domain()))
         return _present_breaking([(k, sub) for k in sorted(keys) for p, sub in v.items() if _search(p, k, ctx)], ctx, dom)
     if kw == "additionalProperties":
         if v is True:
@@ -378,12 +401,13 @@ def _not_keyword(t: str, kw: str, s: dict[str, Any], ctx: LowerContext, dom: Dom
         if v is False and not s.get("properties") and not s.get("patternProperties"):
             return [{"type": "object", "minProperties": 1}]
         keys = dom.keys()
-        if keys is None:
-            raise not_exact(ctx, "`additionalProperties` (some additional key would have to break it)",
-                             "close the surrounding object (additionalProperties: false) so its keys are known")
+        if keys is None:  # some additional key, among keys not known: a witness (negation_objects)
+            return additional_breaks(s, ctx, lambda sub: _negate(sub, ctx, Domain()))
         named = s.get("properties", {})
         extra = [k for k in sorted(keys) if k not in named and not any(_search(p, k, ctx) for p in s.get("patternProperties", {}))]
         return _present_breaking([(k, v) for k in extra], ctx, dom)
+    if kw == WITNESS:  # every key of the class breaks it: a lowered node negated again (oneOf, if)
+        return universal(v, lambda sub: _negate(sub, ctx, Domain()))
     if kw == "prefixItems":
         out = []
         for i, sub in enumerate(v):
@@ -393,7 +417,26 @@ def _not_keyword(t: str, kw: str, s: dict[str, Any], ctx: LowerContext, dom: Dom
         return out
     if kw == "items":
         return _not_items(v, s, ctx, dom)
+    if kw == "contains":
+        return _not_contains(v, s, ctx)
+    if kw in ("minContains", "maxContains") or (kw == MARK and not v):
+        return []  # read with `contains` (an empty MARK only says the writer counts matches)
     raise not_exact(ctx, f"`{kw}`")
+
+
+def _not_contains(target: Schema, s: dict[str, Any], ctx: LowerContext) -> list[Schema]:
+    """Arrays with fewer than `minContains` (default 1) items in `target`, when that is 1: every
+    item outside it. A `contains` the contains pass left in place (a recursive target, written by
+    the Lark array writer) reaches here; other counts have no exact form here."""
+    lo, hi = int(s.get("minContains", 1)), s.get("maxContains")
+    if hi is not None or lo > 1:
+        raise not_exact(ctx, "`contains` with `minContains` above 1 or a `maxContains`")
+    if lo == 0:
+        return []
+    other = _negate(target, ctx, Domain())
+    if other is False:
+        return [{"type": "array", "maxItems": 0}]
+    return [{"type": "array"} if other is True else {"type": "array", "items": other}]
 
 
 def _not_items(items: Schema, s: dict[str, Any], ctx: LowerContext, dom: Domain) -> list[Schema]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from schemac.lower.marks import MARK
+from schemac.lower.marks import MARK, WITNESS
 from schemac.schema import SUBSCHEMA_KEYWORDS, Schema, ref_name
 
 #: definition -> whether every instance needs it at a proper descendant (True) or possibly in place
@@ -68,6 +68,8 @@ def _needs(node: Schema, depth: int = 0, known: str | None = None) -> Needs:
             if least > len(prefix) and "items" in node:
                 _add(out, _needs(node["items"], depth + 1), True)
     if kind == "object":
+        for witness in node.get(WITNESS, ()):  # some entry's value satisfies it
+            _add(out, _needs(witness["value"], depth + 1), True)
         props = node.get("properties")
         if isinstance(props, dict):
             for key in _required(node, depth):
@@ -159,6 +161,8 @@ def _without(node: Schema, bad: set[str]) -> Schema:
             out[kw] = value
         elif kw == MARK and isinstance(value, dict) and "not-contains" in value:  # a Lark array's
             out[kw] = {**value, "not-contains": _without(value["not-contains"], bad)}  # complement
+        elif kw == WITNESS and isinstance(value, list):  # an entry's value schema, as a subschema
+            out[kw] = [{**w, "value": _without(w["value"], bad)} for w in value]
         elif shape == "one":
             out[kw] = _without(value, bad)
         elif shape == "list" and isinstance(value, list):

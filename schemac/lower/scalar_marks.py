@@ -1,7 +1,7 @@
 """The scalar markers (`marks.SCALAR_MARKS`) where no Lark writer reads them.
 
-A lowered node may carry `NOT_PATTERN` or `NOT_MULTIPLE`, which only the Lark emit backend
-writes. Two other readers meet them, and neither may ignore them:
+A lowered node may carry `NOT_PATTERN`, `NOT_MULTIPLE` or (on objects) `WITNESS`, which only
+the Lark emit backend writes. Two other readers meet them, and neither may ignore them:
 
 * the final validator, run on lowered nodes by passes and by the writer (enumerations, value
   domains, listed values): like any validator it skips unknown keywords, so `standard` rewrites
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from schemac.lower.marks import NOT_MULTIPLE, NOT_PATTERN, SCALAR_MARKS
+from schemac.lower.marks import NOT_MULTIPLE, NOT_PATTERN, SCALAR_MARKS, WITNESS
 from schemac.schema import SUBSCHEMA_KEYWORDS, Schema
 
 #: marker -> (the type it constrains, the keyword its members negate)
@@ -55,10 +55,24 @@ def _as_standard(node: dict[str, Any]) -> Schema:
     for mark, (kind, keyword) in _MEANING.items():
         if node.get(mark):
             extra.append({"not": {"type": kind, "anyOf": [{keyword: x} for x in node[mark]]}})
+    for w in node.get(WITNESS, ()):
+        extra.append(_witness_standard(w, standard(w["value"])))
     rest = {k: v for k, v in node.items() if k not in SCALAR_MARKS}
     if extra:
         rest["allOf"] = [*rest.get("allOf", []), *extra]
     return rest
+
+
+def _witness_standard(witness: dict[str, Any], value: Schema) -> Schema:
+    """"Some entry of the key class holds a value in `value`" as standard keywords: not every
+    entry of the class holds one outside it (non-objects pass, as for any object keyword)."""
+    if "pattern" in witness:
+        every: dict[str, Any] = {"type": "object", "patternProperties": {witness["pattern"]: {"not": value}}}
+    else:
+        cls = witness["other"]
+        every = {"type": "object", "properties": {k: True for k in cls["keys"]},
+                 "patternProperties": {p: True for p in cls["patterns"]}, "additionalProperties": {"not": value}}
+    return {"not": every}
 
 
 def standard(schema: Schema) -> Schema:

@@ -19,7 +19,7 @@ patterns it cannot fix, and (`rewrite`) respells word-limit repetitions such as
 from __future__ import annotations
 
 from schemac.regex.check import check_patterns, llguidance_pattern_errors
-from schemac.regex.engine import _explicit, compile_re2, ecma_search, translate
+from schemac.regex.engine import _explicit, compile_re2, ecma_search, literal_of, translate
 from schemac.regex.parse import _Translator
 from schemac.regex.strings import canonical_string_terminal, json_string_terminal
 from schemac.regex.syntax import (
@@ -29,6 +29,6 @@ from schemac.regex.syntax import (
 __all__ = [
     "MAX_CODE_POINT", "MAX_PATTERN_CHARS", "MAX_REPEAT", "RE2_MAX_MEM", "PatternError", "Ranges",
     "canonical_string_terminal", "check_patterns", "compile_re2", "ecma_search", "json_string_terminal",
-    "llguidance_pattern_errors", "translate",
+    "literal_of", "llguidance_pattern_errors", "translate",
     "_LINE_TERMINATORS", "_Translator", "_complement", "_explicit",
 ]

@@ -82,3 +82,32 @@ def _has_surrogate(text: str) -> bool:
     except UnicodeEncodeError:
         return True
     return False
+
+
+#: characters that are syntax in an ECMA-262 pattern (escaped, as the u flag requires, to be literal)
+_SYNTAX = frozenset("^$\\.*+?()[]{}|/")
+
+
+def literal_of(pattern: str) -> str | None:
+    """The one string `pattern` matches when it is `^literal$` (the `^name$` patterns that
+    generated schemas use as keys), else None. Anchored at both ends with no multiline flag and
+    nothing but literal characters between, such a pattern matches exactly that string; the
+    match is confirmed with `ecma_search`, the one matcher."""
+    if len(pattern) < 2 or pattern[0] != "^" or pattern[-1] != "$":
+        return None
+    out: list[str] = []
+    i, end = 1, len(pattern) - 1
+    while i < end:
+        ch = pattern[i]
+        if ch == "\\":
+            if i + 1 >= end or pattern[i + 1] not in _SYNTAX:
+                return None
+            out.append(pattern[i + 1])
+            i += 2
+        elif ch in _SYNTAX:
+            return None
+        else:
+            out.append(ch)
+            i += 1
+    text = "".join(out)
+    return text if ecma_search(pattern, text) else None

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from schemac.budget import Budget, Limits
 from schemac.diagnostics import CompileError, Diagnostic, reject
+from schemac.native import on_big_stack
 from schemac.tools.compile import Part, compile_part
 from schemac.tools.envelopes import ENVELOPES
 from schemac.tools.lark import embed
@@ -225,7 +226,7 @@ def _checked(lark: str, limits: Limits) -> str:
     grammar = json.dumps({"grammars": [{"lark_grammar": lark}]}, ensure_ascii=False)
     if len(grammar) > limits.max_grammar_bytes:
         raise reject("too-large", "", f"the tools grammar is {len(grammar)} bytes; the limit is {limits.max_grammar_bytes}")
-    is_error, messages = llguidance.LLMatcher.validate_grammar_with_warnings(grammar, None)
+    is_error, messages = on_big_stack(llguidance.LLMatcher.validate_grammar_with_warnings, grammar, None)
     if is_error:
         raise reject("grammar-error", "", f"llguidance rejected the tools grammar: {messages[0] if messages else 'unknown error'}")
     return grammar

@@ -21,6 +21,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from schemac.native import on_big_stack
+
 
 @dataclass
 class WalkResult:
@@ -60,7 +62,7 @@ class Grammar:
         ids = {b: i for i, b in enumerate(vocab.tokens[:-1])}
         self.walk_ids = [ids[b] for b in encoded]
         self.tokenizer = llguidance.LLTokenizer(llguidance.TokenizerWrapper(vocab), n_vocab=len(vocab.tokens))
-        self.matcher = llguidance.LLMatcher(self.tokenizer, grammar, log_level=0)
+        self.matcher = on_big_stack(lambda: llguidance.LLMatcher(self.tokenizer, grammar, log_level=0))
         if self.matcher.is_error():
             raise ValueError(self.matcher.get_error())
 

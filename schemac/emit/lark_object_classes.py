@@ -1,0 +1,174 @@
+"""Key classes of one object for the Lark object writer: which keys beyond the listed ones exist,
+what their values must satisfy, and the key classes of `WITNESS` markers.
+
+Shared by the plain/one-witness writer (`lark_objects`) and the several-witness writer
+(`lark_object_owed`), so neither imports the other.
+
+Keys beyond the listed ones are split by the pattern groups they match (patterns with the same
+schema and the same `EVERY` memberships form one group: a key in the group gets the same value
+schema whichever of them it matches), one class per non-empty subset of groups, plus the
+additional keys (no pattern). `EVERY` entries (`lark_merge.merge_objects`'s universal key classes)
+bind a class iff none of its chosen groups holds one of their patterns: their keys are all
+listed and their patterns all pooled, so an extra key's membership follows from its groups.
+"""
+from __future__ import annotations
+
+from itertools import product
+from typing import TYPE_CHECKING, Any, Callable
+
+from schemac.emit.json_path import key_literal
+from schemac.emit.lark_merge import EVERY, Unwritable, conj
+from schemac.schema import Schema, child_pointer
+
+if TYPE_CHECKING:
+    from schemac.emit.lark_writer import Writer
+
+#: At most this many pattern groups on one object (keys are split by the subset of groups they
+#: match, 2^n - 1 classes).
+MAX_PATTERNS = 4
+#: Upper bound on the rules of one object's listed-key sequence (times the owed witness sets).
+MAX_OBJECT_STATES = 4096
+
+#: (key terminal, value schema, pointer, value rule) of one class of keys beyond the listed ones
+Extra = tuple[str, Schema, str, str]
+
+
+def listed(node: dict[str, Any]) -> list[str]:
+    """The listed keys in answer order: `properties` in schema order, then other required keys."""
+    required = list(dict.fromkeys(node.get("required", [])))
+    return list(node.get("properties", {})) + [k for k in required if k not in node.get("properties", {})]
+
+
+def extras(w: "Writer", node: dict[str, Any], taken_keys: list[str], pointer: str) -> list[Extra]:
+    """One entry per class of keys beyond the listed ones whose values some value satisfies."""
+    from schemac.regex import canonical_string_terminal, json_string_terminal
+
+    patterns: dict[str, Schema] = node.get("patternProperties", {})
+    every: list[dict[str, Any]] = node.get(EVERY, [])
+    for e in every:  # `merge_objects` keeps these true; the membership rule below needs them
+        if not set(e["keys"]) <= set(taken_keys) or not set(e["patterns"]) <= set(patterns):
+            raise Unwritable(pointer, "internal: a universal key class beyond the object's keys")
+    names = {p: w.terminal("KP", json_string_terminal(p)) for p in patterns}
+    literals = _literal_keys(patterns, taken_keys)
+    taken = " | ".join(key_literal(k) for k in [*taken_keys, *literals])
+    groups: dict[tuple[str, frozenset[int]], list[str]] = {}
+    for p, sub in patterns.items():
+        key = _literal(p)
+        if key is not None and (key in literals or key in taken_keys):
+            continue  # its one key is listed, or a class of its own (below)
+        held = frozenset(i for i, e in enumerate(every) if p in e["patterns"])
+        groups.setdefault((w.key_of(sub), held), []).append(p)
+    if len(groups) > MAX_PATTERNS:
+        raise Unwritable(pointer, f"{len(groups)} patternProperties with different schemas (at most {MAX_PATTERNS})")
+    out: list[Extra] = []
+
+    def add(prefix: str, body: str, schema: Schema, here: str) -> None:
+        rule = w.value(schema, here)
+        if rule is not None:
+            out.append((w.terminal(prefix, body), schema, here, rule))
+
+    for key in literals:  # a `^name$` pattern's key: the conj of every pattern that matches it
+        matching = [p for p in patterns if p in literals[key] or _search(p, key, pointer)]
+        bound = [e["value"] for e in every if not set(e["patterns"]) & set(matching)]
+        add("KS", key_literal(key), conj([patterns[p] for p in matching] + bound),
+            child_pointer(pointer, "patternProperties", literals[key][0]))
+
+    signatures = list(groups)
+    terms = ["(" + " | ".join(names[p] for p in groups[sig]) + ")" for sig in signatures]
+    # one group: one class, the union of its patterns; several: one class per non-empty subset
+    choices = list(product((True, False), repeat=len(signatures))) if len(signatures) > 1 else [(True,)] * len(signatures)
+    for chosen in choices:
+        if not any(chosen):
+            continue
+        inside = [i for i, c in enumerate(chosen) if c]
+        body = " & ".join([terms[i] for i in inside] + [f"~{terms[i]}" for i, c in enumerate(chosen) if not c])
+        if taken:
+            body += f" & ~({taken})"
+        held = frozenset().union(*[signatures[i][1] for i in inside])
+        first = groups[signatures[inside[0]]][0]
+        schema = conj([patterns[groups[signatures[i]][0]] for i in inside] + [e["value"] for j, e in enumerate(every) if j not in held])
+        add("KS", body, schema, child_pointer(pointer, "patternProperties", first))
+    extra = node.get("additionalProperties", True)
+    if extra is not False:
+        excluded = [taken] if taken else []
+        excluded += list(names.values())
+        body = canonical_string_terminal() + (" & ~(" + " | ".join(excluded) + ")" if excluded else "")
+        add("KA", body, conj([extra] + [e["value"] for e in every]), child_pointer(pointer, "additionalProperties"))
+    return out
+
+
+def _literal(pattern: str) -> str | None:
+    from schemac.regex import PatternError, literal_of
+
+    try:
+        return literal_of(pattern)
+    except PatternError:
+        return None
+
+
+def _literal_keys(patterns: dict[str, Schema], taken_keys: list[str]) -> dict[str, list[str]]:
+    """Unlisted keys that `^name$` patterns match, each with its patterns: a key class of one
+    key, so such patterns (common in generated schemas) never multiply the pattern groups."""
+    out: dict[str, list[str]] = {}
+    for p in patterns:
+        key = _literal(p)
+        if key is not None and key not in taken_keys:
+            out.setdefault(key, []).append(p)
+    return out
+
+
+def _search(pattern: str, key: str, pointer: str) -> bool:
+    from schemac.regex import PatternError, ecma_search
+
+    try:
+        return ecma_search(pattern, key)
+    except PatternError as exc:
+        raise Unwritable(pointer, f"the key pattern {pattern!r} ({exc})") from exc
+
+
+def in_class(witness: dict[str, Any], pointer: str) -> Callable[[str], bool]:
+    """Whether a key is in `witness`'s key class (by the validator's ECMA-262 semantics)."""
+    if "pattern" in witness:
+        return lambda key: _search(witness["pattern"], key, pointer)
+    cls = witness["other"]
+    return lambda key: key not in cls["keys"] and not any(_search(p, key, pointer) for p in cls["patterns"])
+
+
+def class_terminal(w: "Writer", witness: dict[str, Any], pointer: str) -> str:
+    """A terminal of the canonical spellings of the keys in `witness`'s key class."""
+    from schemac.regex import PatternError, canonical_string_terminal, json_string_terminal
+
+    try:
+        if "pattern" in witness:
+            return w.terminal("KP", json_string_terminal(witness["pattern"]))
+        cls = witness["other"]
+        excluded = [key_literal(k) for k in cls["keys"]] + [w.terminal("KP", json_string_terminal(p)) for p in cls["patterns"]]
+    except PatternError as exc:
+        raise Unwritable(pointer, f"a key pattern of a witness ({exc})") from exc
+    return w.terminal("KW", canonical_string_terminal() + (" & ~(" + " | ".join(excluded) + ")" if excluded else ""))
+
+
+def plain_tail(w: "Writer", name: str, item: str | None, s: int, need: int, room: int | None) -> str | None:
+    """Rule `name`: `need` to `room` (None: unbounded) plain extra entries `item` (None: no
+    extras class), led by a separator when `s`; None when no such run exists."""
+    if room is not None and room < need:
+        return None
+    alts = ['""'] if need == 0 else []
+    if item is not None and room != 0:
+        first = f"{w.sep} {item}" if s else item
+        k = max(0, need - 1)
+        if room == 1:
+            more = ""
+        elif room is None:
+            more = (f" ({w.sep} {item}){{{k},{k}}}" if k else "") + f" ({w.sep} {item})*"
+        else:
+            more = f" ({w.sep} {item}){{{k},{room - 1}}}"
+        alts.append(first + more)
+    return w.alts(name, alts)
+
+
+def too_large(pointer: str, states: int) -> Exception:
+    """The rejection for an object past `MAX_OBJECT_STATES`."""
+    from schemac.diagnostics import reject
+
+    return reject("too-large", pointer, f"the object needs {states} grammar states; the limit is {MAX_OBJECT_STATES}")

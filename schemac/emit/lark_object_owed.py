@@ -1,0 +1,157 @@
+"""Several `WITNESS` markers on one object: the rules track the set of witnesses still owed.
+
+Each witness j says "some entry whose key is in class K_j has a value in V_j". An entry may
+discharge any subset D of the owed witnesses whose classes hold its key, its value then in its
+own schema and every V_j of D (one alternative per such D, none when that conjunction is
+unsatisfiable); the object closes only when nothing is owed. Listed keys keep schema order and
+extras follow, as for one witness, so the rules are o_i_s_c_O (listed index, separator, count,
+owed set) and, after the listed keys, e_O_s_c: extra entries, each plain or a witness entry for
+some D. A state is written only when it can still close (`_fewest`: the fewest witness entries
+that discharge O), so no rule is dead. Exact in both directions: an object is valid iff its
+entries can be assigned to the witnesses they satisfy, which is what the alternatives enumerate.
+"""
+from __future__ import annotations
+
+from functools import reduce
+from operator import or_
+from typing import TYPE_CHECKING, Any
+
+from schemac.emit.json_path import key_literal
+from schemac.emit.lark_merge import conj, key_schema
+from schemac.emit.lark_object_classes import (MAX_OBJECT_STATES, class_terminal, extras, in_class, listed,
+                                              plain_tail, too_large)
+from schemac.schema import child_pointer
+
+if TYPE_CHECKING:
+    from schemac.emit.lark_writer import Writer
+
+#: At most this many distinct witnesses on one object (an entry's alternatives grow as 2^n).
+MAX_WITNESSES = 6
+
+
+def _subsets(mask: int) -> list[int]:
+    """Every subset of the bit set `mask`, the empty one included."""
+    out, d = [], mask
+    while True:
+        out.append(d)
+        if d == 0:
+            return out
+        d = (d - 1) & mask
+
+
+def _fewest(n: int, usable: list[int]) -> list[float]:
+    """Per owed set O: the fewest witness entries (each discharging one of `usable`) that
+    discharge all of O; infinity when none do."""
+    best: list[float] = [0.0] + [float("inf")] * ((1 << n) - 1)
+    for owed in range(1, 1 << n):
+        for d in usable:
+            if d & owed == d:
+                best[owed] = min(best[owed], 1 + best[owed ^ d])
+    return best
+
+
+def write_owed(w: "Writer", node: dict[str, Any], pointer: str, witnesses: list[dict[str, Any]]) -> str | None:
+    """`node`'s object with every one of `witnesses` (two or more, distinct) discharged."""
+    n = len(witnesses)
+    full = (1 << n) - 1
+    lo = int(node.get("minProperties", 0))
+    hi = None if node.get("maxProperties") is None else int(node["maxProperties"])
+    cap = 0 if not (lo > 0 or hi is not None) else (hi if hi is not None else lo)
+    keys = listed(node)
+    states = (len(keys) + 2) * 2 * (cap + 1) << n
+    if n > MAX_WITNESSES or states > MAX_OBJECT_STATES:
+        raise too_large(pointer, states if n <= MAX_WITNESSES else states << (n - MAX_WITNESSES))
+    members = [in_class(x, pointer) for x in witnesses]
+
+    def bits(d: int) -> list[Any]:
+        return [witnesses[j]["value"] for j in range(n) if d >> j & 1]
+
+    required = set(node.get("required", []))
+    entries: list[tuple[str, dict[int, str], bool]] = []  # key, discharged set -> value rule, required
+    for k in keys:
+        here = child_pointer(pointer, "properties", k)
+        schema = key_schema(node, k, pointer)
+        can = sum(1 << j for j in range(n) if members[j](k))
+        rules = {d: r for d in _subsets(can) if (r := w.value(conj([schema, *bits(d)]), here)) is not None}
+        if not rules:
+            if k in required:
+                return None
+            continue
+        entries.append((k, rules, k in required))
+    classes = extras(w, node, keys, pointer)
+    base = w.name("o")
+    item = w.name("x") if classes else None
+    if item is not None:
+        w.alts(item, [f"{t} {w.ksep} {rule}" for t, _, _, rule in classes])
+    terms = [class_terminal(w, x, pointer) for x in witnesses] if classes else []
+    wit: dict[int, str] = {}  # discharged set -> a rule for one extra entry discharging it
+    for d in range(1, full + 1) if classes else ():
+        inside = " & ".join(terms[j] for j in range(n) if d >> j & 1)
+        alts = [f"{w.terminal('KW', f'{t} & {inside}')} {w.ksep} {r}" for t, schema, here, _ in classes
+                if (r := w.value(conj([schema, *bits(d)]), here)) is not None]
+        if (rule := w.alts(w.name("w"), alts)) is not None:
+            wit[d] = rule
+    fewest = _fewest(n, list(wit))
+
+    def step(c: int) -> int:
+        return min(c + 1, cap) if hi is None else c + 1
+
+    def closes(owed: int, c: int) -> bool:
+        """Whether extras can follow at count c, discharging `owed`, within min/maxProperties."""
+        m, need = fewest[owed], max(0, lo - c)
+        if m == float("inf") or (hi is not None and max(m, need) > hi - c):
+            return False
+        return need <= m or item is not None
+
+    made: dict[tuple[int, int, int], str | None] = {}
+    todo: list[tuple[int, int, int]] = []
+
+    def tail(owed: int, s: int, c: int) -> str | None:
+        """The name of rule e_owed_s_c (written later), or None when it cannot close."""
+        if (owed, s, c) not in made:
+            made[(owed, s, c)] = f"{base}_e{owed}_{s}_{c}" if closes(owed, c) else None
+            todo.append((owed, s, c))
+        return made[(owed, s, c)]
+
+    def get(nxt: dict[tuple[int, int, int], str | None] | None, s: int, c: int, owed: int) -> str | None:
+        if hi is not None and c > hi:
+            return None
+        return tail(owed, s, c) if nxt is None else nxt.get((s, c, owed))
+
+    nxt: dict[tuple[int, int, int], str | None] | None = None
+    reach = [0]  # per index: the witnesses some earlier listed key may have discharged
+    for _, rules, _ in entries:
+        reach.append(reach[-1] | reduce(or_, rules))
+    for i in range(len(entries) - 1, -1, -1):
+        key, rules, req = entries[i]
+        cur: dict[tuple[int, int, int], str | None] = {}
+        for s in (0, 1) if i else (0,):
+            for c in range(min(i, cap) + 1):
+                for owed in (o for o in range(full + 1) if (full ^ o) & ~reach[i] == 0):
+                    alts = []
+                    for d, rule in rules.items():
+                        after = get(nxt, 1, step(c), owed ^ d) if d & owed == d else None
+                        if after is not None:
+                            alts.append((f"{w.sep} " if s else "") + f"{key_literal(key)} {w.ksep} {rule} {after}")
+                    if not req and (skip := get(nxt, s, c, owed)) is not None:
+                        alts.append(skip)
+                    cur[(s, c, owed)] = w.alts(f"{base}_{i}_{s}_{c}_{owed}", alts)
+        nxt = cur
+    start = get(nxt, 0, 0, full)
+    while todo:
+        owed, s, c = todo.pop()
+        name = made[(owed, s, c)]
+        if name is None:
+            continue
+        if owed == 0:
+            plain_tail(w, name, item, s, max(0, lo - c), None if hi is None else hi - c)
+            continue
+        lead = f"{w.sep} " if s else ""
+        alts = []
+        if item is not None and (after := tail(owed, 1, step(c))) is not None:
+            alts.append(f"{lead}{item} {after}")
+        for d, rule in wit.items():
+            if d & owed == d and (after := tail(owed ^ d, 1, step(c))) is not None:
+                alts.append(f"{lead}{rule} {after}")
+        w.alts(name, alts)
+    return None if start is None else f"\"{{\" {start} \"}}\""

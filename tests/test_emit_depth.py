@@ -1,0 +1,94 @@
+"""The rule-depth guard: llguidance compiles Lark rules recursively on the native stack, so a
+grammar deeper than `MAX_RULE_DEPTH` is refused at compile time instead of crashing an engine."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import schemac
+from schemac.diagnostics import CompileError
+from schemac.emit.lark_depth import MAX_RULE_DEPTH, compile_depth, references
+
+
+def test_references_skip_literals_regexes_counts_and_json() -> None:
+    body = r'"a\"b c" KEY_1 /[a-z\/]+ x/ o_2{2,3} %json {"properties": {"z_9": {"type": "string"}}} tail'
+    assert references(body) == ["KEY_1", "o_2", "tail"]
+
+
+def test_depth_follows_first_references_depth_first() -> None:
+    rules = ["a: b c", "b: \"x\" c", "c: \"y\" a | \"z\"", "d: a"]
+    # start -> a -> b -> c (c's reference back to a is already compiled); d is never reached
+    assert compile_depth("a", rules) == 4
+    assert compile_depth("\"q\"", rules) == 1
+
+
+def _object(n: int) -> dict:
+    return {"type": "object", "properties": {f"k{i}": {"type": "integer", "minimum": 0} for i in range(n)}}
+
+
+def test_long_objects_are_refused_past_the_depth_bound() -> None:
+    schemac.compile(_object(500), use_cache=False)
+    with pytest.raises(CompileError) as info:
+        schemac.compile(_object(MAX_RULE_DEPTH), use_cache=False)
+    assert info.value.codes == ["too-large"] and "chain of" in str(info.value)
+
+
+def test_nested_chains_add_up() -> None:
+    """Depth is a property of the whole grammar: two objects each under the bound, one inside
+    the other, pass it together."""
+    inner = _object(600)
+    outer = _object(599)
+    outer["properties"]["k598"] = inner
+    with pytest.raises(CompileError) as info:
+        schemac.compile(outer, use_cache=False)
+    assert info.value.codes == ["too-large"]
+
+
+_CHAIN = textwrap.dedent("""
+    import json, sys, threading
+    import llguidance
+    n = int(sys.argv[1])
+    rules = ["start: r0"] + [f'r{i}: "a" r{i + 1} | "b"' for i in range(n)] + [f'r{n}: "c"']
+    grammar = json.dumps({"grammars": [{"lark_grammar": "\\n".join(rules)}]})
+    threading.stack_size(1 << 20)
+    def build():
+        print(llguidance.LLMatcher.validate_grammar(grammar) or "ok", flush=True)
+    t = threading.Thread(target=build)
+    t.start()
+    t.join()
+""")
+
+
+@pytest.mark.parametrize("n, crashes", [(100, False), (4 * MAX_RULE_DEPTH, True)])
+def test_llguidance_recursion_is_real(n: int, crashes: bool) -> None:
+    """Pins why the guard exists: a chain of rules overflows a 1 MB thread stack inside
+    llguidance (a signal, not an error). If llguidance ever compiles iteratively, the deep case
+    stops crashing and this test says the bound can go."""
+    run = subprocess.run([sys.executable, "-c", _CHAIN, str(n)], capture_output=True, text=True, timeout=120)
+    assert (run.returncode < 0) is crashes, (run.returncode, run.stdout, run.stderr[-500:])
+    if not crashes:
+        assert run.stdout.strip() == "ok"
+
+
+def _witness_parts(parts: int, patterns: int) -> dict:
+    letters = "abcdefgh"
+    return {"type": "object", "allOf": [{"not": {"patternProperties": {f"^{letters[j]}{i}": {"const": 0}
+                                                                        for j in range(patterns)}}} for i in range(parts)]}
+
+
+def test_grammars_past_the_parser_row_limit_are_refused() -> None:
+    """81 distributed branches, all alive at the opening `{`: llguidance's parser would give up
+    on the first byte of every answer, so the compiler refuses the schema instead."""
+    with pytest.raises(CompileError) as info:
+        schemac.compile(_witness_parts(4, 3), use_cache=False)
+    assert info.value.codes == ["too-large"] and "items; max is" in str(info.value)
+
+
+def test_large_grammars_under_the_row_limit_pass_the_probe() -> None:
+    from schemac.emit.lark_probe import PROBE_FROM
+
+    art = schemac.compile(_witness_parts(3, 3), use_cache=False)
+    assert len(art.grammar) > PROBE_FROM
