@@ -143,3 +143,30 @@ def test_unique_lark_form_keeps_item_constraints_and_has_no_dead_end():
     art = schemac.compile(bounded, use_cache=False)
     seven = '["a", "b", "c", "d", "e", "f", "g"'
     assert _is_lark(art.grammar) and accepts(art.grammar, seven + "]") and not _prefix_ok(art.grammar, seven + ",")
+
+
+@pytest.mark.parametrize("lo, hi", [(0, None), (0, 0), (0, 1), (1, 1), (1, None), (2, 3), (3, 2)])
+def test_repeated_items_are_counted_exactly(lo: int, hi: int | None) -> None:
+    """Arrays of one item schema (needing Lark: listed keys) and counts only: one repetition,
+    every array of 0..4 items over a small value set judged as jsonschema does."""
+    from itertools import product
+
+    schema: dict = {"type": "array", "items": {"type": "object", "properties": {"a": {"const": 1}}}, "minItems": lo}
+    if hi is not None:
+        schema["maxItems"] = hi
+    oracle = jsonschema.Draft202012Validator(schema)
+    try:
+        grammar = schemac.compile(schema, use_cache=False).grammar
+    except schemac.CompileError as exc:
+        assert exc.codes == ["unsatisfiable"] and hi is not None and hi < lo
+        return
+    for n in range(5):
+        for items in product([{}, {"a": 1}, {"a": 2}, 1], repeat=n):
+            text = json.dumps(list(items))
+            assert accepts(grammar, text) == oracle.is_valid(list(items)), (schema, text)
+
+
+def test_long_minimum_counts_stay_shallow() -> None:
+    """`minItems: 600` once wrote one rule per position, a chain past the rule-depth bound."""
+    schemac.compile({"type": "array", "items": {"type": "object", "properties": {"a": {}}}, "minItems": 600},
+                    use_cache=False)

@@ -13,6 +13,7 @@ from schemac.budget import Budget, check_cost, within_cost_by_size
 from schemac.diagnostics import reject
 from schemac.emit.json_path import SYNTAX_POLICY, json_schema_grammar, translated
 from schemac.emit.lark_export import lark_text
+from schemac.emit.lark_probe import parser_limit
 from schemac.native import on_big_stack
 from schemac.schema import Schema
 
@@ -64,12 +65,15 @@ def emit(lowered: Schema, budget: Budget | None = None) -> str:
         raise reject("grammar-error", "", f"llguidance could not read the lowered schema: {exc}") from exc
     if len(grammar) > limits.max_grammar_bytes:
         raise reject("too-large", "", f"grammar is {len(grammar)} bytes; the limit is {limits.max_grammar_bytes}")
-    message = _validated(grammar)
+    message = _validated(grammar) or (parser_limit(grammar) if lark else None)
     if message is not None and lark and "Unsatisfiable schema" in message:
         grammar = lark_grammar(lowered, check_unsat=True, budget=budget)  # drop the parts that accept nothing
-        message = _validated(grammar)
+        message = _validated(grammar) or parser_limit(grammar)
     if message is not None:
         if "Unsatisfiable schema" in message:
             raise reject("unsatisfiable", "", f"no JSON value satisfies this schema ({message})")
+        if "items; max is" in message:
+            raise reject("too-large", "", f"llguidance's parser gives up at the start of an answer ({message})",
+                         hint="fewer overlapping branches under allOf/anyOf/oneOf/not (each one is alive at the opening byte)")
         raise reject("grammar-error", "", f"llguidance rejected the grammar: {message}")
     return grammar

@@ -49,6 +49,8 @@ def write_array(w: "Writer", node: dict[str, Any], pointer: str) -> str | None:
         return _unique(w, mark["domains"], prefix, rest, lo_items, hi_items, pointer)
     if len(constraints) > MAX_CONTAINS:
         raise Unwritable(pointer, f"an array with {len(constraints)} contains constraints")
+    if not constraints and not prefix:
+        return _repeated(w, rest, lo_items, hi_items, pointer)
     top = max(len(prefix), lo_items) if hi_items is None else hi_items
     # per constraint: counts 0..lo (saturating: more matches change nothing) or 0..hi
     sizes = [(c["lo"] if c["hi"] is None else c["hi"]) + 1 for c in constraints]
@@ -115,6 +117,21 @@ def write_array(w: "Writer", node: dict[str, Any], pointer: str) -> str | None:
     if (0, zero) in live and any((q, d) in live for _, q, d in moves[(0, zero)]):
         start.append(f"\"[\" {base}_0_{label(zero)} \"]\"")
     return " | ".join(start) if start else None
+
+
+def _repeated(w: "Writer", rest: Schema, lo: int, hi: int | None, pointer: str) -> str | None:
+    """Arrays of `lo` to `hi` items all in `rest`, as one Lark repetition: a chain of one rule per
+    position (the general writer's form) would be as deep as `minItems`, and llguidance compiles
+    rule chains recursively (`lark_depth`); its repetitions it does not."""
+    if hi is not None and hi < lo:
+        return None
+    rule = w.value(rest, pointer) if hi != 0 else None
+    alts = ['"[" "]"'] if lo == 0 else []
+    if rule is not None:
+        least, most = max(lo - 1, 0), None if hi is None else hi - 1
+        more = "" if most == 0 else f" ({w.sep} {rule}){{{least},{'' if most is None else most}}}"
+        alts.append(f'"[" {rule}{more} "]"')
+    return " | ".join(alts) if alts else None
 
 
 def _unique(w: "Writer", domains: list[list[Any]], prefix: list[Schema], rest: Schema, lo: int,
