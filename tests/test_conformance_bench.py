@@ -137,6 +137,15 @@ def test_key_order_search_never_changes_values() -> None:
     assert conformance.reordered_text(matcher, tokenize, {"b": 1, "a": 2}, budget=2) is None
 
 
+def test_key_order_search_spells_lone_surrogates_as_the_answer_does() -> None:
+    """Pieces are spelt like `instance_text` (escaped where raw text is not UTF-8): a lone
+    surrogate in a value reached the tokenizer raw and raised out of the search."""
+    schema = {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}}}
+    matcher, tokenize = _order_matcher(schema)
+    text = conformance.reordered_text(matcher, tokenize, {"b": "x\ud800", "a": 1})
+    assert text is None or json.loads(text) == {"a": 1, "b": "x\ud800"}
+
+
 def test_cli_main_writes_json_with_the_tekken_vocabulary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     target = tmp_path / "figures.json"
     code = conformance.main([str(DATA / "suite"), "--files", "basic.json", "--limit", "1",

@@ -10,10 +10,10 @@ Run it as `python -m benchmarks.conformance PATHS...` or `schemac conformance PA
 from __future__ import annotations
 
 from benchmarks.conformance.cases import (
-    MASKBENCH, SECTIONS, SUITE, SUITE_FORMAT, Case, CaseResult, EngineResult, load_cases,
+    MASKBENCH, SECTIONS, SUITE, SUITE_FORMAT, Case, CaseResult, EngineResult, instance_text, load_cases,
 )
 from benchmarks.conformance.driver import main, run
-from benchmarks.conformance.engines import evaluate, instance_text, schemac_first
+from benchmarks.conformance.engines import evaluate, schemac_first
 from benchmarks.conformance.key_order import reordered_text
 from benchmarks.conformance.render import render_text
 from benchmarks.conformance.stats import Report

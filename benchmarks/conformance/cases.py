@@ -112,3 +112,13 @@ def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     rank = min(len(ordered) - 1, max(0, int(round(q / 100.0 * (len(ordered) - 1)))))
     return ordered[rank]
+
+
+def instance_text(data: Any) -> str:
+    """The answer text fed to the matchers: `json.dumps` default text (", " and ": ")."""
+    text = json.dumps(data, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates: only the escaped form is a UTF-8 text
+        text = json.dumps(data)
+    return text

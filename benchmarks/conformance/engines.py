@@ -8,7 +8,7 @@ import re
 import time
 from typing import Any
 
-from benchmarks.conformance.cases import MASKBENCH, SUITE, Case, CaseResult, EngineResult
+from benchmarks.conformance.cases import MASKBENCH, SUITE, Case, CaseResult, EngineResult, instance_text
 from benchmarks.conformance.key_order import reordered_text
 from benchmarks.conformance.tokenizers import load_tokenizer
 
@@ -22,16 +22,6 @@ def init_worker(tokenizer: str, upgrade_drafts: bool) -> None:
     warm = Case("warm-up", 0, SUITE, "", {"type": "object", "properties": {"a": {"type": "string"}}}, [])
     _schemac(warm, upgrade_drafts)
     _llguidance(warm)
-
-
-def instance_text(data: Any) -> str:
-    """The answer text fed to the matchers: `json.dumps` default text (", " and ": ")."""
-    text = json.dumps(data, ensure_ascii=False)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:  # lone surrogates: only the escaped form is a UTF-8 text
-        text = json.dumps(data)
-    return text
 
 
 def _normalise_llg_error(message: str) -> str:

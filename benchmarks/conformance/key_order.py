@@ -10,16 +10,13 @@ search is bounded; a search that runs out says "not order only", the conservativ
 """
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from benchmarks.conformance.cases import instance_text
+
 #: Values written (across all backtracking) before the search gives up on one answer.
 SEARCH_BUDGET = 20_000
-
-
-def _scalar(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
 
 
 class _Search:
@@ -48,7 +45,7 @@ class _Search:
             if opened is not None:
                 yield from self._items(opened, value, 0, "[")
         else:
-            text = _scalar(value)
+            text = instance_text(value)
             done = self.feed(matcher, text)
             if done is not None:
                 yield done, text
@@ -60,7 +57,7 @@ class _Search:
                 yield closed, text + "}"
             return
         for key in rest:
-            head = ("" if text == "{" else ", ") + _scalar(key) + ": "
+            head = ("" if text == "{" else ", ") + instance_text(key) + ": "
             keyed = self.feed(matcher, head)
             if keyed is None:
                 continue

@@ -6,8 +6,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from benchmarks.conformance.cases import ENGINES, LISTED, SECTIONS, SUITE_FORMAT, CaseResult, percentile
-from benchmarks.conformance.engines import instance_text, schemac_first
+from benchmarks.conformance.cases import ENGINES, LISTED, SECTIONS, SUITE_FORMAT, CaseResult, instance_text, percentile
+from benchmarks.conformance.engines import schemac_first
 
 _MAX_SHOWN_DATA = 160
 _EXAMPLES = 3  # rejection messages kept per code

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from schemac.diagnostics import reject
 from schemac.emit.lark_merge import CL, Unwritable
+from schemac.emit.lark_object_classes import plain_tail
 from schemac.lower.marks import MARK, MAX_ARRAY_STATES
 from schemac.schema import Schema
 
@@ -120,18 +121,11 @@ def write_array(w: "Writer", node: dict[str, Any], pointer: str) -> str | None:
 
 
 def _repeated(w: "Writer", rest: Schema, lo: int, hi: int | None, pointer: str) -> str | None:
-    """Arrays of `lo` to `hi` items all in `rest`, as one Lark repetition: a chain of one rule per
-    position (the general writer's form) would be as deep as `minItems`, and llguidance compiles
-    rule chains recursively (`lark_depth`); its repetitions it does not."""
-    if hi is not None and hi < lo:
-        return None
-    rule = w.value(rest, pointer) if hi != 0 else None
-    alts = ['"[" "]"'] if lo == 0 else []
-    if rule is not None:
-        least, most = max(lo - 1, 0), None if hi is None else hi - 1
-        more = "" if most == 0 else f" ({w.sep} {rule}){{{least},{'' if most is None else most}}}"
-        alts.append(f'"[" {rule}{more} "]"')
-    return " | ".join(alts) if alts else None
+    """Arrays of `lo` to `hi` items all in `rest`, as one counted Lark repetition: a chain of one
+    rule per position (the general writer's form) would be as deep as `minItems`, and llguidance
+    compiles rule chains recursively (`lark_depth`); its repetitions it does not."""
+    items = plain_tail(w, w.name("a"), w.value(rest, pointer) if hi != 0 else None, 0, lo, hi)
+    return None if items is None else f'"[" {items} "]"'
 
 
 def _unique(w: "Writer", domains: list[list[Any]], prefix: list[Schema], rest: Schema, lo: int,

@@ -111,15 +111,22 @@ def conj(parts: list[Schema]) -> Schema:
     return True if not rest else rest[0] if len(rest) == 1 else {"allOf": rest}
 
 
-def key_schema(node: dict[str, Any], key: str, pointer: str) -> Schema:
-    """What `node`'s object keywords (its `EVERY` classes included) require of property `key`'s value."""
+def key_matches(pattern: str, key: str, pointer: str) -> bool:
+    """Whether key pattern `pattern` matches `key` (the validator's ECMA-262 semantics); a
+    pattern RE2 cannot run makes the object unwritable."""
     from schemac.regex import PatternError, ecma_search
 
+    try:
+        return ecma_search(pattern, key)
+    except PatternError as exc:
+        raise Unwritable(pointer, f"the key pattern {pattern!r} ({exc})") from exc
+
+
+def key_schema(node: dict[str, Any], key: str, pointer: str) -> Schema:
+    """What `node`'s object keywords (its `EVERY` classes included) require of property `key`'s value."""
+
     def search(pattern: str) -> bool:
-        try:
-            return ecma_search(pattern, key)
-        except PatternError as exc:
-            raise Unwritable(pointer, f"the key pattern {pattern!r} ({exc})") from exc
+        return key_matches(pattern, key, pointer)
 
     found: list[Schema] = []
     props = node.get("properties", {})

@@ -17,7 +17,7 @@ from itertools import product
 from typing import TYPE_CHECKING, Any, Callable
 
 from schemac.emit.json_path import key_literal
-from schemac.emit.lark_merge import EVERY, Unwritable, conj
+from schemac.emit.lark_merge import EVERY, Unwritable, conj, key_matches
 from schemac.schema import Schema, child_pointer
 
 if TYPE_CHECKING:
@@ -49,12 +49,15 @@ def extras(w: "Writer", node: dict[str, Any], taken_keys: list[str], pointer: st
         if not set(e["keys"]) <= set(taken_keys) or not set(e["patterns"]) <= set(patterns):
             raise Unwritable(pointer, "internal: a universal key class beyond the object's keys")
     names = {p: w.terminal("KP", json_string_terminal(p)) for p in patterns}
-    literals = _literal_keys(patterns, taken_keys)
+    spelled = {p: _literal(p) for p in patterns}
+    literals: dict[str, list[str]] = {}  # unlisted keys of `^name$` patterns -> those patterns
+    for p, key in spelled.items():
+        if key is not None and key not in taken_keys:
+            literals.setdefault(key, []).append(p)
     taken = " | ".join(key_literal(k) for k in [*taken_keys, *literals])
     groups: dict[tuple[str, frozenset[int]], list[str]] = {}
     for p, sub in patterns.items():
-        key = _literal(p)
-        if key is not None and (key in literals or key in taken_keys):
+        if spelled[p] is not None:
             continue  # its one key is listed, or a class of its own (below)
         held = frozenset(i for i, e in enumerate(every) if p in e["patterns"])
         groups.setdefault((w.key_of(sub), held), []).append(p)
@@ -68,7 +71,7 @@ def extras(w: "Writer", node: dict[str, Any], taken_keys: list[str], pointer: st
             out.append((w.terminal(prefix, body), schema, here, rule))
 
     for key in literals:  # a `^name$` pattern's key: the conj of every pattern that matches it
-        matching = [p for p in patterns if p in literals[key] or _search(p, key, pointer)]
+        matching = [p for p in patterns if p in literals[key] or key_matches(p, key, pointer)]
         bound = [e["value"] for e in every if not set(e["patterns"]) & set(matching)]
         add("KS", key_literal(key), conj([patterns[p] for p in matching] + bound),
             child_pointer(pointer, "patternProperties", literals[key][0]))
@@ -98,6 +101,8 @@ def extras(w: "Writer", node: dict[str, Any], taken_keys: list[str], pointer: st
 
 
 def _literal(pattern: str) -> str | None:
+    """The one key a `^name$` pattern matches (`regex.literal_of`): such a key is a class of its
+    own, so these patterns (common in generated schemas) never multiply the pattern groups."""
     from schemac.regex import PatternError, literal_of
 
     try:
@@ -106,32 +111,12 @@ def _literal(pattern: str) -> str | None:
         return None
 
 
-def _literal_keys(patterns: dict[str, Schema], taken_keys: list[str]) -> dict[str, list[str]]:
-    """Unlisted keys that `^name$` patterns match, each with its patterns: a key class of one
-    key, so such patterns (common in generated schemas) never multiply the pattern groups."""
-    out: dict[str, list[str]] = {}
-    for p in patterns:
-        key = _literal(p)
-        if key is not None and key not in taken_keys:
-            out.setdefault(key, []).append(p)
-    return out
-
-
-def _search(pattern: str, key: str, pointer: str) -> bool:
-    from schemac.regex import PatternError, ecma_search
-
-    try:
-        return ecma_search(pattern, key)
-    except PatternError as exc:
-        raise Unwritable(pointer, f"the key pattern {pattern!r} ({exc})") from exc
-
-
 def in_class(witness: dict[str, Any], pointer: str) -> Callable[[str], bool]:
     """Whether a key is in `witness`'s key class (by the validator's ECMA-262 semantics)."""
     if "pattern" in witness:
-        return lambda key: _search(witness["pattern"], key, pointer)
+        return lambda key: key_matches(witness["pattern"], key, pointer)
     cls = witness["other"]
-    return lambda key: key not in cls["keys"] and not any(_search(p, key, pointer) for p in cls["patterns"])
+    return lambda key: key not in cls["keys"] and not any(key_matches(p, key, pointer) for p in cls["patterns"])
 
 
 def class_terminal(w: "Writer", witness: dict[str, Any], pointer: str) -> str:
@@ -148,9 +133,19 @@ def class_terminal(w: "Writer", witness: dict[str, Any], pointer: str) -> str:
     return w.terminal("KW", canonical_string_terminal() + (" & ~(" + " | ".join(excluded) + ")" if excluded else ""))
 
 
+def witness_entry(w: "Writer", classes: list[Extra], keys: str, values: list[Schema]) -> str | None:
+    """A rule for one extra entry that discharges witnesses: per extras class, a key in that class
+    and in `keys` (a terminal expression of the witness classes), its value in the class's schema
+    and every one of `values`; None when no such entry exists."""
+    alts = [f"{w.terminal('KW', f'{term} & {keys}')} {w.ksep} {rule}" for term, schema, here, _ in classes
+            if (rule := w.value(conj([schema, *values]), here)) is not None]
+    return w.alts(w.name("w"), alts)
+
+
 def plain_tail(w: "Writer", name: str, item: str | None, s: int, need: int, room: int | None) -> str | None:
-    """Rule `name`: `need` to `room` (None: unbounded) plain extra entries `item` (None: no
-    extras class), led by a separator when `s`; None when no such run exists."""
+    """Rule `name`: `need` to `room` (None: unbounded) entries `item` (None: there are none)
+    separated by SEP and led by one when `s`, as one counted repetition (an object's plain extra
+    entries, an array's items); None when no such run exists."""
     if room is not None and room < need:
         return None
     alts = ['""'] if need == 0 else []

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from schemac.emit.json_path import key_literal
 from schemac.emit.lark_merge import conj, key_schema
 from schemac.emit.lark_object_classes import (MAX_OBJECT_STATES, class_terminal, extras, in_class, listed,
-                                              plain_tail, too_large)
+                                              plain_tail, too_large, witness_entry)
 from schemac.schema import child_pointer
 
 if TYPE_CHECKING:
@@ -87,9 +87,7 @@ def write_owed(w: "Writer", node: dict[str, Any], pointer: str, witnesses: list[
     wit: dict[int, str] = {}  # discharged set -> a rule for one extra entry discharging it
     for d in range(1, full + 1) if classes else ():
         inside = " & ".join(terms[j] for j in range(n) if d >> j & 1)
-        alts = [f"{w.terminal('KW', f'{t} & {inside}')} {w.ksep} {r}" for t, schema, here, _ in classes
-                if (r := w.value(conj([schema, *bits(d)]), here)) is not None]
-        if (rule := w.alts(w.name("w"), alts)) is not None:
+        if (rule := witness_entry(w, classes, inside, bits(d))) is not None:
             wit[d] = rule
     fewest = _fewest(n, list(wit))
 

@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 from schemac.emit.json_path import key_literal
 from schemac.emit.lark_merge import conj, key_schema
-from schemac.emit.lark_object_classes import (MAX_OBJECT_STATES, Extra, class_terminal, extras, in_class, listed,
-                                              plain_tail, too_large)
+from schemac.emit.lark_object_classes import (MAX_OBJECT_STATES, class_terminal, extras, in_class, listed, plain_tail,
+                                              too_large, witness_entry)
 from schemac.emit.lark_object_owed import write_owed
 from schemac.lower.marks import WITNESS
 from schemac.schema import Schema, child_pointer
@@ -83,7 +83,8 @@ def _write(w: "Writer", node: dict[str, Any], pointer: str, witness: dict[str, A
     item = w.name("x")
     if classes:
         w.alts(item, [f"{t} {w.ksep} {rule}" for t, _, _, rule in classes])
-    wit = None if witness is None else _witness_rule(w, witness, classes, pointer)
+    wit = None if witness is None or not classes else witness_entry(
+        w, classes, class_terminal(w, witness, pointer), [witness["value"]])
 
     def tail(s: int, c: int) -> str | None:
         """What may follow the listed keys: extra keys, so the total count is in range."""
@@ -110,20 +111,6 @@ def _write(w: "Writer", node: dict[str, Any], pointer: str, witness: dict[str, A
         nxt = cur
     start = nxt.get((0, 0))
     return None if start is None else f"\"{{\" {start} \"}}\""
-
-
-def _witness_rule(w: "Writer", witness: dict[str, Any], classes: list[Extra], pointer: str) -> str | None:
-    """A rule for one extra entry that is a witness: per extras class, a key in that class and
-    the witness's, its value in both schemas; None when no such entry exists."""
-    if not classes:
-        return None
-    keys = class_terminal(w, witness, pointer)
-    alts = []
-    for term, schema, here, _ in classes:
-        rule = w.value(conj([schema, witness["value"]]), here)
-        if rule is not None:
-            alts.append(f"{w.terminal('KW', f'{term} & {keys}')} {w.ksep} {rule}")
-    return w.alts(w.name("w"), alts)
 
 
 def _witnessed(w: "Writer", item: str, wit: str, s: int, need: int, room: int | None) -> list[str]:
