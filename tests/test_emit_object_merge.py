@@ -75,3 +75,24 @@ def test_too_many_pattern_groups_are_rejected() -> None:
     with pytest.raises(CompileError) as err:
         schemac.compile({"type": "object", "allOf": parts}, use_cache=False)
     assert "patternProperties with different schemas" in str(err.value)
+
+
+@pytest.mark.parametrize("left, right", [
+    ({"const": 1}, {"const": True}), ({"const": 1}, {"const": 1.0}), ({"enum": [1, 2, "s"]}, {"enum": [True, 1.0, "s"]}),
+    ({"enum": [0, False]}, {"enum": [False, None]}), ({"const": [1]}, {"const": [1.0]}),
+])
+def test_merged_values_meet_by_json_equality(left: dict[str, Any], right: dict[str, Any]) -> None:
+    """Two parts' `const`/`enum` for one key meet by JSON equality (1 = 1.0, never true), not
+    Python's (1 == True) and not by spelling, whichever stage meets them first (the dead-branch
+    screen or `_merge_two`): every value walked against jsonschema."""
+    import jsonschema
+
+    from grammar_harness import accepts
+
+    schema = {"type": "object", "allOf": [{"patternProperties": {"^x": {}}, "additionalProperties": left},
+                                          {"patternProperties": {"^z": {}}, "additionalProperties": right}]}
+    oracle = jsonschema.Draft202012Validator(schema)
+    grammar = schemac.compile(schema, use_cache=False).grammar
+    for text in ("1", "1.0", "true", "false", "0", "2", "null", '"s"', "[1]", "[1.0]", "[true]"):
+        whole = '{"a": ' + text + "}"
+        assert accepts(grammar, whole) == oracle.is_valid(json.loads(whole)), (schema, whole)
