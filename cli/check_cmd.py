@@ -27,7 +27,7 @@ class ReportOptions:
 
 def run_check(
     paths: tuple[str, ...], *, fmt: str, show_ok: bool, statistics: bool, quiet: bool, exit_zero: bool,
-    output_file: Path | None, upgrade_drafts: bool | None, strict_formats: bool | None,
+    output_file: Path | None, upgrade_drafts: bool | None, strict_formats: bool | None, key_order: str | None,
     respect_gitignore: bool, cache_dir: Path | None, no_cache: bool, jobs: int | None,
     config_path: Path | None, out_dir: Path | None = None, emit: tuple[str, ...] = (),
 ) -> None:
@@ -58,6 +58,7 @@ def run_check(
         sys.exit(0)
     upgrade = upgrade_drafts if upgrade_drafts is not None else bool(config.upgrade_drafts)
     strict = strict_formats if strict_formats is not None else bool(config.strict_formats)
+    order = key_order or config.key_order or "schema"
     cache = None if no_cache else str(cache_dir or default_cache_dir())
     if out_dir is not None:
         try:
@@ -69,7 +70,7 @@ def run_check(
         Task(
             display=f.display, path=f.path,
             text=sys.stdin.read() if f.path is None else None,
-            upgrade_drafts=upgrade, strict_formats=strict, cache_dir=cache, use_cache=not no_cache,
+            upgrade_drafts=upgrade, strict_formats=strict, key_order=order, cache_dir=cache, use_cache=not no_cache,
             ignore=config.ignored_codes(f.path), artifact_path=names.get(i), emit=emit,
         )
         for i, f in enumerate(found)

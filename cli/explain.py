@@ -73,8 +73,10 @@ def _print_diagnostics(outcome: Any, console: Any) -> None:
 
 
 def run_explain(file: str, text: str | None, pointer: str | None, emit: str | None,
-                upgrade_drafts: bool, strict_formats: bool, console: Any) -> int:
-    """Print the explanation (or the --emit output); returns the exit code (0 compiled, 1 rejected)."""
+                upgrade_drafts: bool, strict_formats: bool, console: Any, key_order: str) -> int:
+    """Print the explanation (or the --emit output); returns the exit code (0 compiled, 1 rejected).
+
+    `key_order` changes only the grammar (emit), never the traced lowering."""
     import click
     from rich.console import Console
 
@@ -89,7 +91,7 @@ def run_explain(file: str, text: str | None, pointer: str | None, emit: str | No
     try:
         source, locator = read_source(task)
         artifact = compile_schema(source, upgrade_drafts=upgrade_drafts, strict_formats=strict_formats,
-                                  use_cache=False)
+                                  key_order=key_order, use_cache=False)
     except CompileError as exc:
         if emit is None:
             _explain_steps(task.display, source_steps(task, upgrade_drafts, strict_formats), pointer, locator(), console)

@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from schemac.cli.options import compile_options
+from schemac.cli.options import compile_options, key_order_option
 
 
 def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
@@ -77,24 +77,27 @@ def compile_(emit: tuple[str, ...], **kwargs: Any) -> None:
               help="Print the lowered schema or the llguidance grammar instead of the explanation.")
 @click.option("--upgrade-drafts/--no-upgrade-drafts", default=False)
 @click.option("--strict-formats/--no-strict-formats", default=False)
-def explain(file: str, pointer: str | None, emit: str | None, upgrade_drafts: bool, strict_formats: bool) -> None:
+@key_order_option()
+def explain(file: str, pointer: str | None, emit: str | None, upgrade_drafts: bool, strict_formats: bool,
+            key_order: str) -> None:
     """Show what each lowering pass did to FILE's schema, its budget use and grammar size."""
     from schemac.cli.explain import run_explain
 
     text = sys.stdin.read() if file == "-" else None
-    sys.exit(run_explain(file, text, pointer, emit, upgrade_drafts, strict_formats, _console()))
+    sys.exit(run_explain(file, text, pointer, emit, upgrade_drafts, strict_formats, _console(), key_order))
 
 
 @cli.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option("--upgrade-drafts/--no-upgrade-drafts", default=False, help="Translate draft-04/06/07/2019-09 schemas.")
+@key_order_option()
 @click.option("--tokenizer", default="llama32k", show_default=True, help="Tokenizer the instances are fed through.")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N schemas.")
 @click.option("--files", default=None, help="Only files whose name matches this glob.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Worker processes (default: CPUs).")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write every figure to this JSON file.")
-def conformance(paths: tuple[str, ...], upgrade_drafts: bool, tokenizer: str, limit: int | None,
+def conformance(paths: tuple[str, ...], upgrade_drafts: bool, key_order: str, tokenizer: str, limit: int | None,
                 files: str | None, jobs: int | None, json_path: Path | None) -> None:
     """Benchmark schemac against raw llguidance on Test Suite / MaskBench files.
 
@@ -107,8 +110,8 @@ def conformance(paths: tuple[str, ...], upgrade_drafts: bool, tokenizer: str, li
     bench = load_conformance()
     check_tokenizer(bench.TOKENIZERS, tokenizer)
     try:
-        result = bench.run(list(paths), upgrade_drafts=upgrade_drafts, tokenizer=tokenizer, limit=limit,
-                           jobs=jobs or default_jobs(), files=files)
+        result = bench.run(list(paths), upgrade_drafts=upgrade_drafts, key_order=key_order, tokenizer=tokenizer,
+                           limit=limit, jobs=jobs or default_jobs(), files=files)
     except (ValueError, KeyError) as exc:  # a file that is neither Test Suite nor MaskBench
         raise click.UsageError(f"not a Test Suite or MaskBench file: {exc}") from exc
     click.echo(bench.render_text(result))

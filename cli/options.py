@@ -1,4 +1,7 @@
-"""Options shared by `schemac check` and `schemac compile`; flags left unset fall back to the configuration."""
+"""Options shared by `schemac check` and `schemac compile`; flags left unset fall back to the configuration.
+
+`--key-order` is shared wider: verify, explain and conformance take it too, with a fixed default.
+"""
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,6 +10,20 @@ from typing import Any, Callable
 import click
 
 FORMATS = ("text", "table", "json", "sarif", "github")
+#: `schemac.pipeline.KEY_ORDERS`, spelt here so the command line loads no compiler to parse flags
+KEY_ORDERS = ("schema", "any")
+_KEY_ORDER_HELP = ("Key order in answers: 'schema' ({default}) keeps the schema's order, so answers follow it "
+                   "(e.g. a reasoning key before an answer key); 'any' accepts every order in objects of at most "
+                   "6 listed keys.")
+
+
+def key_order_option(configurable: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """`--key-order`; when `configurable`, unset (None) so the configuration's key-order applies."""
+    if configurable:
+        return click.option("--key-order", type=click.Choice(KEY_ORDERS), default=None,
+                            help=_KEY_ORDER_HELP.format(default="the default, unless the configuration sets key-order"))
+    return click.option("--key-order", type=click.Choice(KEY_ORDERS), default="schema",
+                        help=_KEY_ORDER_HELP.format(default="the default"))
 
 
 def compile_options(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -25,6 +42,7 @@ def compile_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                      help="Translate draft-04/06/07/2019-09 schemas exactly into 2020-12 instead of rejecting them."),
         click.option("--strict-formats/--no-strict-formats", default=None,
                      help="Make formats llguidance does not enforce errors instead of dropped annotations."),
+        key_order_option(configurable=True),
         click.option("--respect-gitignore/--no-respect-gitignore", default=True, show_default=True,
                      help="Skip what .gitignore files ignore when walking folders."),
         click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,

@@ -27,6 +27,8 @@ class Task:
     text: str | None = None
     upgrade_drafts: bool = False
     strict_formats: bool = False
+    #: the property-order policy (`schemac.pipeline.KEY_ORDERS`)
+    key_order: str = "schema"
     cache_dir: str | None = None
     use_cache: bool = True
     ignore: frozenset[str] = frozenset()
@@ -118,6 +120,7 @@ def run_task(task: Task) -> Outcome:
             source,
             upgrade_drafts=task.upgrade_drafts,
             strict_formats=strict,
+            key_order=task.key_order,
             cache_dir=task.cache_dir,
             use_cache=task.use_cache,
         )
@@ -186,7 +189,8 @@ def _with_upgrade_verdict(kept: list[Any], source: Any, task: Task, strict: bool
     if [d.code for d in errors] != ["unsupported-dialect"] or "--upgrade-drafts" not in errors[0].message:
         return kept
     try:
-        compile_schema(source, upgrade_drafts=True, strict_formats=strict, use_cache=task.use_cache)
+        compile_schema(source, upgrade_drafts=True, strict_formats=strict, key_order=task.key_order,
+                       use_cache=task.use_cache)
         verdict = "; translated, it compiles"
     except CompileError as exc:
         first = next((d for d in exc.diagnostics if d.severity is Severity.ERROR), None)

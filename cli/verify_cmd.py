@@ -16,6 +16,8 @@ from typing import Any
 
 import click
 
+from schemac.cli.options import key_order_option
+
 
 @click.command("verify")
 @click.argument("schema_file", type=click.Path(exists=True, dir_okay=False, allow_dash=True, path_type=Path))
@@ -31,9 +33,10 @@ import click
               help="Rewrite draft-04/06/07/2019-09 schemas to 2020-12 instead of rejecting them.")
 @click.option("--strict-formats/--no-strict-formats", default=False,
               help="Make formats llguidance does not enforce errors instead of dropped annotations.")
+@key_order_option()
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def verify(schema_file: Path, depth: int, max_nodes: int, time_s: float, cross_check: bool,
-           upgrade_drafts: bool, strict_formats: bool, as_json: bool) -> None:
+           upgrade_drafts: bool, strict_formats: bool, key_order: str, as_json: bool) -> None:
     """Verify SCHEMA's grammar against final validation, exhaustively up to --depth."""
     from schemac.cli.runner import Outcome, Task, locate_all, read_source
     from schemac.cli.text import diagnostic_lines
@@ -43,7 +46,7 @@ def verify(schema_file: Path, depth: int, max_nodes: int, time_s: float, cross_c
                 text=sys.stdin.read() if str(schema_file) == "-" else None)
     source, locator = read_source(task)
     report = run_verify(source, depth=depth, max_nodes=max_nodes, time_s=time_s, cross_check=cross_check,
-                        upgrade_drafts=upgrade_drafts, strict_formats=strict_formats)
+                        upgrade_drafts=upgrade_drafts, strict_formats=strict_formats, key_order=key_order)
     if as_json:
         click.echo(json.dumps(_as_json(report), ensure_ascii=False, indent=1))
     else:

@@ -27,6 +27,7 @@ def compile(
     limits: Limits | None = None,
     cache_dir: str | os.PathLike[str] | None = None,
     use_cache: bool = True,
+    key_order: str = "schema",
 ) -> Artifact:
     """Compile a schema (dict, bool, JSON text or bytes) into an Artifact; raises CompileError.
 
@@ -35,11 +36,13 @@ def compile(
     limits: the per-schema budget (default `schemac.budget.Limits()`).
     cache_dir: also use the content-addressed disk cache there.
     use_cache: use (and fill) the in-memory LRU and the disk cache.
+    key_order: "schema" (listed keys in schema order, as llguidance and OpenAI's structured outputs
+    fix them) or "any" (objects with at most 6 listed keys take them in every order).
     """
     from schemac.pipeline import compile_schema
 
     return compile_schema(schema, upgrade_drafts=upgrade_drafts, strict_formats=strict_formats, limits=limits,
-                          cache_dir=cache_dir, use_cache=use_cache)
+                          cache_dir=cache_dir, use_cache=use_cache, key_order=key_order)
 
 
 def check(
@@ -50,13 +53,14 @@ def check(
     limits: Limits | None = None,
     cache_dir: str | os.PathLike[str] | None = None,
     use_cache: bool = True,
+    key_order: str = "schema",
 ) -> list[Diagnostic]:
     """All diagnostics for a schema (errors and warnings); empty when it compiles cleanly.
     Never raises for a schema's problems. Options as for `compile`."""
     from schemac.pipeline import check_schema
 
     return check_schema(schema, upgrade_drafts=upgrade_drafts, strict_formats=strict_formats, limits=limits,
-                        cache_dir=cache_dir, use_cache=use_cache)
+                        cache_dir=cache_dir, use_cache=use_cache, key_order=key_order)
 
 
 def __getattr__(name: str) -> Any:

@@ -6,6 +6,8 @@ Keys (all optional; command-line flags override them):
 
     strict-formats = true            # unknown `format` values are errors, not dropped annotations
     upgrade-drafts = true            # rewrite draft-04/06/07/2019-09 schemas to 2020-12
+    key-order = "any"                # objects of at most 6 listed keys take them in every order
+                                     # (default "schema": answers follow the schema's key order)
     include = ["schemas/**/*.json"]  # which files count as schemas (default: *.json, *.yaml, *.yml)
     exclude = ["**/fixtures/**"]     # never checked, even when named on the command line
     per-file-ignores = {"schemas/legacy/*.json" = ["unknown-format"]}
@@ -25,7 +27,9 @@ from typing import Any
 
 from schemac.diagnostics import CODES
 
-_KEYS = frozenset({"strict-formats", "upgrade-drafts", "include", "exclude", "per-file-ignores"})
+_KEYS = frozenset({"strict-formats", "upgrade-drafts", "key-order", "include", "exclude", "per-file-ignores"})
+#: `schemac.pipeline.KEY_ORDERS`, spelt here so reading a configuration loads no compiler
+KEY_ORDERS = ("schema", "any")
 
 
 class ConfigError(ValueError):
@@ -89,6 +93,7 @@ class Config:
     source: Path | None = None
     strict_formats: bool | None = None
     upgrade_drafts: bool | None = None
+    key_order: str | None = None
     include: tuple[Glob, ...] = ()
     exclude: tuple[Glob, ...] = ()
     per_file_ignores: tuple[tuple[Glob, frozenset[str]], ...] = ()
@@ -174,6 +179,14 @@ def _flag(path: Path, table: dict[str, Any], key: str) -> bool | None:
     return value
 
 
+def _key_order(path: Path, table: dict[str, Any]) -> str | None:
+    value = table.get("key-order")
+    if value is not None and value not in KEY_ORDERS:
+        choices = " or ".join(f'"{k}"' for k in KEY_ORDERS)
+        raise ConfigError(f"{path}: 'key-order' must be {choices}, not {value!r}")
+    return value
+
+
 def _globs(path: Path, table: dict[str, Any], key: str) -> tuple[Glob, ...]:
     value = table.get(key, [])
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -205,6 +218,7 @@ def parse_config(path: Path, table: dict[str, Any]) -> Config:
         source=path,
         strict_formats=_flag(path, table, "strict-formats"),
         upgrade_drafts=_flag(path, table, "upgrade-drafts"),
+        key_order=_key_order(path, table),
         include=_globs(path, table, "include"),
         exclude=_globs(path, table, "exclude"),
         per_file_ignores=_ignores(path, table),

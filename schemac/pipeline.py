@@ -63,8 +63,15 @@ def _limits_fields(limits: Limits) -> dict[str, Any]:
     return asdict(limits)  # Limits is frozen, so one conversion per distinct value
 
 
-def _options(upgrade_drafts: bool, strict_formats: bool, limits: Limits) -> dict[str, Any]:
-    return {"upgrade_drafts": upgrade_drafts, "strict_formats": strict_formats, "limits": dict(_limits_fields(limits))}
+#: the property-order policies: keys in schema order (llguidance's, the default) or in any order
+KEY_ORDERS = ("schema", "any")
+
+
+def _options(upgrade_drafts: bool, strict_formats: bool, limits: Limits, key_order: str) -> dict[str, Any]:
+    if key_order not in KEY_ORDERS:
+        raise ValueError(f"key_order must be one of {', '.join(KEY_ORDERS)}, not {key_order!r}")
+    return {"upgrade_drafts": upgrade_drafts, "strict_formats": strict_formats, "limits": dict(_limits_fields(limits)),
+            "key_order": key_order}
 
 
 def _options_text(options: dict[str, Any]) -> str:
@@ -73,15 +80,15 @@ def _options_text(options: dict[str, Any]) -> str:
 
 
 @lru_cache(maxsize=64)
-def _compile_options_text(upgrade_drafts: bool, strict_formats: bool, limits: Limits) -> str:
-    return _options_text(_options(upgrade_drafts, strict_formats, limits))
+def _compile_options_text(upgrade_drafts: bool, strict_formats: bool, limits: Limits, key_order: str) -> str:
+    return _options_text(_options(upgrade_drafts, strict_formats, limits, key_order))
 
 
 def _key(schema: Any, options_text: str) -> str:
     """sha256 of the schema plus everything that changes the output (`options_text`).
 
-    Key order is kept, not sorted: answers list `properties` keys in schema order (the syntax
-    policy), so two schemas that differ only in that order compile to different grammars.
+    Key order is kept, not sorted: answers list `properties` keys in schema order (the default
+    syntax policy), so two schemas that differ only in that order compile to different grammars.
     """
     return sha256_text(options_text + "\n" + json.dumps(schema, separators=(",", ":"), ensure_ascii=False,
                                                         allow_nan=False))
@@ -116,11 +123,11 @@ def lower_schema(schema: Schema, options: dict[str, Any], budget: Budget, sink: 
     return bundle, lower_bundle(bundle, budget, sink), source_dialect
 
 
-def emit_schema(bundle: Bundle, lowered: Schema, budget: Budget) -> str:
+def emit_schema(bundle: Bundle, lowered: Schema, budget: Budget, key_order: str = "schema") -> str:
     """`emit` on the schema's budget, with a failed grammar check put on the user pattern
     llguidance refuses, if any."""
     try:
-        return emit(lowered, budget)
+        return emit(lowered, budget, key_order)
     except CompileError as exc:
         if exc.codes == ["grammar-error"]:
             located = llguidance_pattern_errors(bundle)
@@ -136,7 +143,7 @@ def _build(schema: Any, options: dict[str, Any], key: str, limits: Limits, censu
     try:
         bundle, lowered, source_dialect = lower_schema(schema, options, budget, sink, census)
         budget.check_deadline("")
-        grammar = emit_schema(bundle, lowered, budget)
+        grammar = emit_schema(bundle, lowered, budget, options["key_order"])
     except CompileError as exc:
         exc.diagnostics = in_source(schema, options["upgrade_drafts"], sink.items + exc.diagnostics)
         raise
@@ -166,16 +173,17 @@ def compile_schema(
     limits: Limits | None = None,
     cache_dir: str | Path | None = None,
     use_cache: bool = True,
+    key_order: str = "schema",
 ) -> Artifact:
     """Compile `schema` (dict, bool, JSON text or bytes) or raise CompileError with diagnostics.
 
-    `cache_dir` enables the disk cache there (the CLI passes the XDG default); the in-memory LRU
+    `key_order` is the property-order policy (`KEY_ORDERS`). `cache_dir` enables the disk cache there (the CLI passes the XDG default); the in-memory LRU
     is used unless `use_cache=False`.
     """
     limits = limits or _DEFAULT_LIMITS
     value, census = load_with_census(schema, limits)
-    options = _options(upgrade_drafts, strict_formats, limits)
-    key = _key(value, _compile_options_text(upgrade_drafts, strict_formats, limits))
+    options = _options(upgrade_drafts, strict_formats, limits, key_order)
+    key = _key(value, _compile_options_text(upgrade_drafts, strict_formats, limits, key_order))
     disk = DiskCache(cache_dir) if cache_dir is not None and use_cache else None
     if use_cache:
         hit = _MEMORY.get(key)

@@ -112,6 +112,46 @@ def test_flags_upgrade_drafts_and_strict_formats(tmp_path: Path) -> None:
     assert code == 1 and data["schemas"][0]["diagnostics"][0]["code"] == "unknown-format"
 
 
+#: compiles to different grammars under the two key orders: {"b": .., "a": ..} only under "any"
+TWO_KEYS = {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}, "required": ["a", "b"]}
+
+
+def test_key_order_flag_reaches_the_artifact(tmp_path: Path) -> None:
+    from grammar_harness import accepts
+
+    write(tmp_path / "s.json", TWO_KEYS)
+    assert run("compile", "s.json", "-o", "default").exit_code == 0
+    assert run("compile", "--key-order", "any", "s.json", "-o", "free").exit_code == 0
+    fixed = Artifact.load(tmp_path / "default" / "s.schemac.json")
+    free = Artifact.load(tmp_path / "free" / "s.schemac.json")
+    assert (fixed.options["key_order"], free.options["key_order"]) == ("schema", "any")
+    assert not accepts(fixed.grammar, '{"b": 2, "a": 1}') and accepts(free.grammar, '{"b": 2, "a": 1}')
+    bad = run("compile", "--key-order", "sorted", "s.json", "-o", "x")
+    assert bad.exit_code == 2 and "'sorted' is not one of 'schema', 'any'" in bad.stderr
+
+
+def test_key_order_reaches_every_compile_of_check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`check` compiles with the flag, and so does the upgrade verdict's second compile."""
+    import schemac.pipeline
+
+    seen: list[str] = []
+    real = schemac.pipeline.compile_schema
+
+    def recording(*args: object, **kwargs: object) -> object:
+        seen.append(str(kwargs.get("key_order")))
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(schemac.pipeline, "compile_schema", recording)
+    write(tmp_path / "s.json", TWO_KEYS)
+    write(tmp_path / "d7.json", {**TWO_KEYS, "$schema": "http://json-schema.org/draft-07/schema#"})
+    assert run("check", "--no-cache", "s.json").exit_code == 0 and seen == ["schema"]
+    seen.clear()
+    code, data = report("check", "--no-cache", "--key-order", "any", "s.json", "d7.json")
+    by_path = {s["path"]: s for s in data["schemas"]}
+    assert code == 1 and "translated, it compiles" in by_path["d7.json"]["diagnostics"][0]["message"]
+    assert seen == ["any", "any", "any"]  # s.json; d7.json, then d7.json upgraded for the verdict
+
+
 def test_parallel_check_keeps_input_order(tmp_path: Path) -> None:
     for i in range(6):
         write(tmp_path / "p" / f"{i}.json", REMOTE if i % 2 else {"type": "integer", "minimum": i})

@@ -54,6 +54,8 @@ def test_search_goes_upward_and_prefers_schemac_toml(tmp_path: Path) -> None:
         ("include = 'a.json'\n", "list of glob strings"),
         ("per-file-ignores = {'a.json' = ['no-such-code']}\n", "unknown code(s) no-such-code"),
         ("strict-formats = \n", "invalid TOML"),
+        ("key-order = 'sorted'\n", "'key-order' must be \"schema\" or \"any\", not 'sorted'"),
+        ("key-order = true\n", "'key-order' must be \"schema\" or \"any\", not True"),
     ],
 )
 def test_bad_configuration_is_a_usage_error(tmp_path: Path, text: str, message: str) -> None:
@@ -73,6 +75,36 @@ def test_config_flags_apply_and_command_line_overrides(tmp_path: Path) -> None:
     assert run("check", "--no-upgrade-drafts", "d7.json").exit_code == 1
     assert run("check", "color.json").exit_code == 1
     assert run("check", "--no-strict-formats", "color.json").exit_code == 0
+
+
+def test_config_key_order_applies_and_command_line_overrides(tmp_path: Path) -> None:
+    from schemac.artifact import Artifact
+
+    write(tmp_path / "s.json", {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+                                "required": ["a", "b"]})
+
+    def compiled(*flags: str) -> str:
+        assert run("compile", *flags, "s.json", "-o", "out").exit_code == 0
+        return str(Artifact.load(tmp_path / "out" / "s.schemac.json").options["key_order"])
+
+    assert compiled() == "schema"  # no configuration: the default
+    (tmp_path / "schemac.toml").write_text('key-order = "any"\n')
+    assert load_config().key_order == "any"
+    assert compiled() == "any"
+    assert compiled("--key-order", "schema") == "schema"
+    (tmp_path / "schemac.toml").write_text('key-order = "schema"\n')
+    assert compiled("--key-order", "any") == "any"
+
+
+def test_key_order_choices_match_the_compiler() -> None:
+    """The command line and the configuration spell the compiler's choices without importing it."""
+    from schemac.cli.options import KEY_ORDERS as FLAG_CHOICES
+    from schemac.config import KEY_ORDERS as CONFIG_CHOICES
+    from schemac.emit.lark_object_free import MAX_FREE_KEYS
+    from schemac.pipeline import KEY_ORDERS
+
+    assert FLAG_CHOICES == CONFIG_CHOICES == KEY_ORDERS
+    assert f"at most {MAX_FREE_KEYS} listed keys" in " ".join(run("check", "--help").stdout.split())
 
 
 def test_include_and_exclude_filter_walked_and_named_files(tmp_path: Path) -> None:

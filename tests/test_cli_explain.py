@@ -48,6 +48,15 @@ def test_emit_lowered_and_grammar(tmp_path: Path) -> None:
     assert json.loads(run("explain", "s.json", "--emit", "grammar").stdout) == json.loads(artifact.grammar)
 
 
+def test_key_order_reaches_the_grammar(tmp_path: Path) -> None:
+    schema = {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}, "required": ["a", "b"]}
+    write(tmp_path / "s.json", schema)
+    free, fixed = schemac.compile(schema, key_order="any").grammar, schemac.compile(schema).grammar
+    assert free != fixed
+    assert json.loads(run("explain", "s.json", "--key-order", "any", "--emit", "grammar").stdout) == json.loads(free)
+    assert json.loads(run("explain", "s.json", "--emit", "grammar").stdout) == json.loads(fixed)
+
+
 def test_rejected_schema_explains_and_exits_1(tmp_path: Path) -> None:
     write(tmp_path / "bad.json", REMOTE)
     result = run("explain", "bad.json")

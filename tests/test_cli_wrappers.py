@@ -25,6 +25,9 @@ def test_conformance_runs_the_benchmark_and_writes_json(tmp_path: Path) -> None:
     assert "invalidation errors" in result.stdout
     figures = json.loads((tmp_path / "figures.json").read_text())
     assert figures["jobs"] == 1 and figures["upgrade_drafts"] is False
+    assert figures["key_order"] == "schema"
+    assert run("conformance", "suite.json", "-j", "1", "--key-order", "any", "--json", "free.json").exit_code == 0
+    assert json.loads((tmp_path / "free.json").read_text())["key_order"] == "any"
     assert run("conformance", "suite.json", "--tokenizer", "nope").exit_code == 2
 
 

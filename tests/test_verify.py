@@ -183,6 +183,58 @@ def test_cli_exit_codes(tmp_path: Any) -> None:
     assert result.exit_code == 0 and "unique-items-unbounded" in result.output
 
 
+def test_cli_key_order_verifies_the_any_order_grammar(tmp_path: Any) -> None:
+    """`--key-order any` compiles the any-order grammar and asks every key order of it."""
+    from click.testing import CliRunner
+
+    from schemac.cli.main import cli
+
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(TWO_REQUIRED))
+    free = CliRunner().invoke(cli, ["verify", str(path), "--depth", "2", "--key-order", "any", "--json"])
+    fixed = CliRunner().invoke(cli, ["verify", str(path), "--depth", "2", "--json"])
+    assert free.exit_code == fixed.exit_code == 0
+    free_report, fixed_report = json.loads(free.output), json.loads(fixed.output)
+    assert free_report["every_order"] is True and free_report["refused_count"] == 0
+    assert free_report["canonical_valid"] > 0
+    assert fixed_report["every_order"] is False
+
+
+TWO_REQUIRED = {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+                "required": ["a", "b"]}
+
+
+def test_every_order_refuses_a_schema_order_grammar() -> None:
+    """Under `key_order="any"` one refused key order is a refusal; under schema order it is not."""
+    fixed = schemac.compile(TWO_REQUIRED, use_cache=False).grammar
+    assert verify_grammar(TWO_REQUIRED, fixed, depth=0, canonical=400).refused_count == 0
+    report = verify_grammar(TWO_REQUIRED, fixed, depth=0, canonical=400, every_order=True)
+    refused = report.first("refused", 10_000)
+    assert report.refused_count > 0 and refused and all(json.loads(c.text).keys() == {"a", "b"} for c in refused)
+    assert all(c.text.startswith('{"b"') and "promises every order" in c.detail for c in refused)
+    assert "in some key order" in report.summary()
+
+
+@pytest.mark.parametrize("schema, promised", [
+    (TWO_REQUIRED, True),
+    ({"type": "object", "properties": {"a": {}}, "allOf": [{"properties": {k: {} for k in "bcdef"}}]}, True),
+    # seven keys over the root and an allOf part: the emitter may merge them past MAX_FREE_KEYS
+    ({"type": "object", "properties": {"a": {}}, "allOf": [{"properties": {k: {} for k in "bcdefg"}}]}, False),
+    ({"$ref": "#/$defs/o", "$defs": {"o": {"type": "object", "properties": {k: {} for k in "abcdefg"}}}}, False),
+    # keys of a nested object are not the root's
+    ({"type": "object", "properties": {"a": {"type": "object", "properties": {k: {} for k in "bcdefgh"}}}}, True),
+    ({"type": "object", "properties": {"a": {}, "b": {}}, "maxProperties": 1000}, False),
+])
+def test_every_order_promise_is_bounded(schema: Any, promised: bool) -> None:
+    from schemac.verify.check import every_order_promised
+
+    try:
+        lowered = schemac.compile(schema, use_cache=False, key_order="any").lowered
+    except schemac.CompileError:
+        lowered = schema  # the bound itself is what is tested
+    assert every_order_promised(lowered) is promised
+
+
 def test_llguidance_mask_leaves_out_multi_byte_tokens() -> None:
     """Deviation (notes/deviations-verify.md): llguidance 1.9.1's mask leaves out a multi-byte
     token the grammar admits, which `validate_tokens` accepts; the walk asks `validate_tokens`.

@@ -14,16 +14,16 @@ from benchmarks.conformance.stats import Report
 from benchmarks.conformance.tokenizers import TOKENIZERS, load_tokenizer
 
 
-def _results(cases: list[Case], tokenizer: str, upgrade_drafts: bool, jobs: int) -> Iterator[CaseResult]:
+def _results(cases: list[Case], tokenizer: str, upgrade_drafts: bool, key_order: str, jobs: int) -> Iterator[CaseResult]:
     if jobs <= 1:
-        init_worker(tokenizer, upgrade_drafts)
+        init_worker(tokenizer, upgrade_drafts, key_order)
         yield from map(evaluate, cases)
         return
     import multiprocessing
 
     # spawn, not fork: the parent has Rust tokenizer threads running that a fork would copy mid-state
     context = multiprocessing.get_context("spawn")
-    with context.Pool(jobs, initializer=init_worker, initargs=(tokenizer, upgrade_drafts)) as pool:
+    with context.Pool(jobs, initializer=init_worker, initargs=(tokenizer, upgrade_drafts, key_order)) as pool:
         yield from pool.imap(evaluate, cases, chunksize=4)
 
 
@@ -31,6 +31,7 @@ def run(
     paths: Iterable[str | os.PathLike[str]],
     *,
     upgrade_drafts: bool,
+    key_order: str = "schema",
     tokenizer: str = "llama32k",
     limit: int | None = None,
     jobs: int = 1,
@@ -44,8 +45,8 @@ def run(
     if limit is not None:
         cases = cases[:limit]
     tok = load_tokenizer(tokenizer)  # builds the on-disk cache once, before any worker starts
-    report = Report(tokenizer, tok.vocab_size, upgrade_drafts, jobs)
-    for result in _results(cases, tokenizer, upgrade_drafts, jobs):
+    report = Report(tokenizer, tok.vocab_size, upgrade_drafts, jobs, key_order)
+    for result in _results(cases, tokenizer, upgrade_drafts, key_order, jobs):
         report.add(result)
     report.wall_s = time.perf_counter() - started
     return report
@@ -59,6 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="schemac conformance", description="Conformance benchmark: schemac versus raw llguidance on Test Suite and MaskBench files.")
     parser.add_argument("paths", nargs="+", help="Test Suite / MaskBench JSON files or folders")
     parser.add_argument("--upgrade-drafts", action="store_true", help="translate draft-04/06/07/2019-09 schemas")
+    parser.add_argument("--key-order", choices=["schema", "any"], default="schema",
+                        help="schemac's property-order policy (schemac.compile's key_order)")
     parser.add_argument("--tokenizer", choices=sorted(TOKENIZERS), default="llama32k")
     parser.add_argument("--limit", type=int, default=None, help="only the first N schemas")
     parser.add_argument("--files", default=None, help="only files whose name matches this glob")
@@ -66,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", dest="json_path", default=None, help="write all figures here")
     args = parser.parse_args(argv)
     report = run(
-        args.paths, upgrade_drafts=args.upgrade_drafts, tokenizer=args.tokenizer,
+        args.paths, upgrade_drafts=args.upgrade_drafts, key_order=args.key_order, tokenizer=args.tokenizer,
         limit=args.limit, jobs=args.jobs, files=args.files,
     )
     print(render_text(report))

@@ -7,6 +7,10 @@ is asked: a depth-first search writes the same value with every key order the ma
 one key at a time, and backtracks into nested objects when a later key is refused. A found text
 is the same JSON value as the answer, so its acceptance proves the refusal was order alone. The
 search is bounded; a search that runs out says "not order only", the conservative verdict.
+Two passes: the first writes each nested object or array in its first admitted order only
+(under `key_order="any"` its other orders reach the same state, and backtracking into them would
+retry a failing sibling n! times); the second backtracks into every order, for answers where the
+order of a nested value decides which anyOf branch stays alive.
 """
 from __future__ import annotations
 
@@ -15,15 +19,15 @@ from typing import Any
 
 from benchmarks.conformance.cases import instance_text
 
-#: Values written (across all backtracking) before the search gives up on one answer.
+#: Values written (across all backtracking) before a pass gives up on one answer.
 SEARCH_BUDGET = 20_000
 
 
 class _Search:
     """One bounded search over `data`'s key orders through forks of one matcher."""
 
-    def __init__(self, tokenize: Callable[[str], list[int]], budget: int) -> None:
-        self.tokenize, self.left = tokenize, budget
+    def __init__(self, tokenize: Callable[[str], list[int]], budget: int, first_only: bool) -> None:
+        self.tokenize, self.left, self.first_only = tokenize, budget, first_only
 
     def feed(self, matcher: Any, piece: str) -> Any | None:
         """A fork of `matcher` after `piece`, or None when the grammar refuses it."""
@@ -36,14 +40,18 @@ class _Search:
         self.left -= 1
         if self.left < 0:
             return
-        if isinstance(value, dict):
-            opened = self.feed(matcher, "{")
-            if opened is not None:
-                yield from self._members(opened, value, list(value), "{")
-        elif isinstance(value, list):
-            opened = self.feed(matcher, "[")
-            if opened is not None:
-                yield from self._items(opened, value, 0, "[")
+        if isinstance(value, (dict, list)):
+            opened = self.feed(matcher, "{" if isinstance(value, dict) else "[")
+            if opened is None:
+                return
+            inner = (self._members(opened, value, list(value), "{") if isinstance(value, dict)
+                     else self._items(opened, value, 0, "["))
+            if self.first_only:
+                found = next(inner, None)
+                if found is not None:
+                    yield found
+            else:
+                yield from inner
         else:
             text = instance_text(value)
             done = self.feed(matcher, text)
@@ -83,8 +91,8 @@ def reordered_text(matcher: Any, tokenize: Callable[[str], list[int]], data: Any
 
     `matcher` is a fresh llguidance matcher (only forks of it are fed); `tokenize` turns text
     into the tokens the matcher consumes."""
-    search = _Search(tokenize, budget)
-    for done, text in search.write(matcher, data):
-        if done.is_accepting():
-            return text
+    for first_only in (True, False):
+        for done, text in _Search(tokenize, budget, first_only).write(matcher, data):
+            if done.is_accepting():
+                return text
     return None

@@ -174,6 +174,7 @@ class Report:
     vocab_size: int
     upgrade_drafts: bool
     jobs: int
+    key_order: str = "schema"
     wall_s: float = 0.0
     sections: dict[str, SectionStats] = field(default_factory=dict)
     validator_note: str = ""
@@ -201,6 +202,7 @@ class Report:
             "tokenizer": self.tokenizer,
             "vocab_size": self.vocab_size,
             "upgrade_drafts": self.upgrade_drafts,
+            "key_order": self.key_order,
             "jobs": self.jobs,
             "wall_s": round(self.wall_s, 2),
             "cpu_s": round(sum(s.cpu_s for s in self.sections.values()), 2),

@@ -33,9 +33,10 @@ def _validated(grammar: str) -> str | None:
     return (messages[0] if messages else "unknown error") if is_error else None
 
 
-def emit(lowered: Schema, budget: Budget | None = None) -> str:
+def emit(lowered: Schema, budget: Budget | None = None, key_order: str = "schema") -> str:
     """Grammar text for `lowered`, validated by llguidance; rejects with `grammar-error`, or
-    `too-large` when writing it passes the budget's deadline or grammar size."""
+    `too-large` when writing it passes the budget's deadline or grammar size. `key_order` is the
+    property-order policy: "schema" (fixed, llguidance's) or "any" (`lark_object_free`)."""
     from schemac.emit.lark_writer import lark_grammar, needs_lark
     from schemac.regex import PatternError
 
@@ -52,9 +53,10 @@ def emit(lowered: Schema, budget: Budget | None = None) -> str:
         text = json.dumps(lowered, ensure_ascii=False, allow_nan=False)
         if not within_cost_by_size(len(text), limits):  # lowering can merge objects past the
             check_cost(lowered, limits)  # loader's bounds; llguidance's check is uninterruptible
-        if any(s in text for s in _SCREEN) and needs_lark(lowered):  # Lark writes it, embeds the rest
+        screen = _SCREEN + (('"required"',) if key_order == "any" else ())
+        if any(s in text for s in screen) and needs_lark(lowered, key_order):  # Lark writes it, embeds the rest
             lark = True
-            grammar = lark_grammar(lowered, budget=budget)
+            grammar = lark_grammar(lowered, budget=budget, key_order=key_order)
         else:
             if '"pattern' in text:
                 text = json.dumps(translated(lowered), ensure_ascii=False, allow_nan=False)
@@ -67,7 +69,7 @@ def emit(lowered: Schema, budget: Budget | None = None) -> str:
         raise reject("too-large", "", f"grammar is {len(grammar)} bytes; the limit is {limits.max_grammar_bytes}")
     message = _validated(grammar) or (parser_limit(grammar) if lark else None)
     if message is not None and lark and "Unsatisfiable schema" in message:
-        grammar = lark_grammar(lowered, check_unsat=True, budget=budget)  # drop the parts that accept nothing
+        grammar = lark_grammar(lowered, check_unsat=True, budget=budget, key_order=key_order)  # drop the parts that accept nothing
         message = _validated(grammar) or parser_limit(grammar)
     if message is not None:
         if "Unsatisfiable schema" in message:

@@ -27,6 +27,7 @@ from schemac.emit.json_path import key_literal
 from schemac.emit.lark_merge import conj, key_schema
 from schemac.emit.lark_object_classes import (MAX_OBJECT_STATES, class_terminal, extras, in_class, listed, plain_tail,
                                               too_large, witness_entry)
+from schemac.emit.lark_object_free import fits, write_free
 from schemac.emit.lark_object_owed import write_owed
 from schemac.lower.marks import WITNESS
 from schemac.schema import Schema, child_pointer
@@ -40,6 +41,8 @@ def write_object(w: "Writer", node: dict[str, Any], pointer: str) -> str | None:
     seen: dict[str, dict[str, Any]] = {}
     for witness in node.get(WITNESS, ()):
         seen.setdefault(repr(witness), witness)
+    if w.key_order == "any" and fits(node, len(seen)):
+        return write_free(w, node, pointer, list(seen.values()))
     if not seen:
         return _write(w, node, pointer, None, None, 1)
     if len(seen) > 1:

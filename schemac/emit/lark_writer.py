@@ -36,12 +36,14 @@ ARRAY_KEYS = frozenset({"items", "prefixItems", "minItems", "maxItems", "contain
 _KNOWN = ARRAY_KEYS | OBJECT_KEYS | STRING_KEYS | NUMBER_KEYS | {"type", STRINGS}
 
 
-def own_need(node: dict[str, Any]) -> bool:
-    """Whether `node` itself (not its subschemas) must be written in Lark."""
+def own_need(node: dict[str, Any], key_order: str = "schema") -> bool:
+    """Whether `node` itself (not its subschemas) must be written in Lark (under `key_order`,
+    llguidance's JSON form fixing the order of required keys)."""
     if "const" in node or "enum" in node:  # llguidance reads listed numbers as doubles
         return MARK in node or NOT_PATTERN in node or _has_number([node.get("const"), node.get("enum")])
     return (MARK in node or NOT_PATTERN in node or WITNESS in node or bool(node.get("properties"))
-            or bool(node.get("patternProperties")) or constrained(node))
+            or bool(node.get("patternProperties")) or constrained(node)
+            or (key_order == "any" and bool(node.get("required"))))
 
 
 def _has_number(value: Any) -> bool:
@@ -57,13 +59,13 @@ def _has_number(value: Any) -> bool:
     return False
 
 
-def needs_lark(node: Any) -> bool:
+def needs_lark(node: Any, key_order: str = "schema") -> bool:
     """Whether any schema object inside `node` (its `$defs` included) must be written in Lark."""
     stack = [node]
     while stack:
         cur = stack.pop()
         if isinstance(cur, dict):
-            if own_need(cur):
+            if own_need(cur, key_order):
                 return True
             stack.extend(sub for _, sub in iter_subschemas(cur))
             if isinstance(cur.get("$defs"), dict):
@@ -114,8 +116,11 @@ class Writer:
     the embeddings are trusted, and emit retries with checks when llguidance reports one.
     """
 
-    def __init__(self, defs: dict[str, Any], check_unsat: bool, prefix: str = "", budget: Budget | None = None) -> None:
+    def __init__(self, defs: dict[str, Any], check_unsat: bool, prefix: str = "", budget: Budget | None = None,
+                 key_order: str = "schema") -> None:
         self.defs = defs
+        #: "schema" (listed keys in schema order, then extras) or "any" (`lark_object_free`)
+        self.key_order = key_order
         #: the schema's budget: its deadline and grammar size are checked while rules are written
         self.budget = budget or Budget()
         self._sized = 0  # rules whose bytes are counted in `_bytes`
@@ -133,7 +138,7 @@ class Writer:
         self.negated: list[tuple[str, dict[str, Any]]] = []
         self.count = 0
         # which definitions reach a node that needs Lark (through other definitions): a fixpoint
-        self.def_needs = {n: needs_lark(body) for n, body in defs.items()}
+        self.def_needs = {n: needs_lark(body, key_order) for n, body in defs.items()}
         refs = {n: set(_refs(body)) for n, body in defs.items()}
         changed = True
         while changed:
@@ -175,7 +180,7 @@ class Writer:
             return False
         hit = self.needs_memo.get(id(node))
         if hit is None or hit[0] is not node:
-            hit = self.needs_memo[id(node)] = (node, needs_lark(node) or any(self.def_needs.get(r, False) for r in _refs(node)))
+            hit = self.needs_memo[id(node)] = (node, needs_lark(node, self.key_order) or any(self.def_needs.get(r, False) for r in _refs(node)))
         return hit[1]
 
     def _defs_of(self, node: Any) -> dict[str, Any]:
@@ -347,13 +352,13 @@ class Writer:
 
 
 def lark_rules(lowered: Schema, prefix: str = "", check_unsat: bool = False,
-               budget: Budget | None = None) -> tuple[str, list[str]]:
+               budget: Budget | None = None, key_order: str = "schema") -> tuple[str, list[str]]:
     """(start expression, rule lines) for a lowered schema, every name starting with `prefix`
     (terminals with it in upper case), so several schemas can share one Lark grammar (tool
     envelopes). Raises CompileError where the schema cannot be written exactly."""
     root, defs = (lowered, {}) if not isinstance(lowered, dict) else (
         {k: v for k, v in lowered.items() if k != "$defs"}, dict(lowered.get("$defs", {})))
-    writer = Writer(defs, check_unsat, prefix, budget)
+    writer = Writer(defs, check_unsat, prefix, budget, key_order)
     try:
         top = writer.value(root, "")
     except Unwritable as exc:
@@ -381,8 +386,9 @@ def lark_rules(lowered: Schema, prefix: str = "", check_unsat: bool = False,
     return top, rules
 
 
-def lark_grammar(lowered: Schema, check_unsat: bool = False, budget: Budget | None = None) -> str:
+def lark_grammar(lowered: Schema, check_unsat: bool = False, budget: Budget | None = None,
+                 key_order: str = "schema") -> str:
     """The llguidance grammar JSON for a lowered schema that needs Lark somewhere."""
-    top, rules = lark_rules(lowered, "", check_unsat, budget)
+    top, rules = lark_rules(lowered, "", check_unsat, budget, key_order)
     text = "\n".join([f"start: {top}"] + rules) + "\n"
     return json.dumps({"grammars": [{"lark_grammar": text}]}, ensure_ascii=False)
