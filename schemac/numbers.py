@@ -146,15 +146,32 @@ def _automaton(integer: bool, minimum: Any, maximum: Any, exclusive_minimum: Any
                multiple_of: Any, not_multiple_of: Any = ()) -> Any:
     """The minimal automaton of the constrained policy spellings; None when nothing constrains
     the value. Raises TooLarge past the digit or state bounds."""
-    return _automaton_of(integer, minimum, maximum, exclusive_minimum, exclusive_maximum, multiple_of,
+    from schemac.numbers_dfa import TooLarge
+
+    made = _automaton_of(integer, minimum, maximum, exclusive_minimum, exclusive_maximum, multiple_of,
                          tuple(not_multiple_of))
+    if isinstance(made, TooLarge):
+        raise TooLarge(*made.args)  # a fresh one: the cached one would collect every traceback
+    return made
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=256)
 def _automaton_of(integer: bool, minimum: Any, maximum: Any, exclusive_minimum: Any, exclusive_maximum: Any,
                   multiple_of: Any, not_multiple_of: tuple[Any, ...]) -> Any:
-    """`_automaton`, cached: `number_rules` reads the automaton `number_regex` just built (and
-    found too large for a regex), and equal values make equal automata whatever their type."""
+    """`_automaton`, cached, its TooLarge failure included (returned, not raised): `number_rules`
+    reads the automaton `number_regex` just built (and found too large for a regex), a value
+    position's union reads it again, and a failure costs the most (it runs to the state bound).
+    Equal values make equal automata whatever their type."""
+    from schemac.numbers_dfa import TooLarge
+
+    try:
+        return _built(integer, minimum, maximum, exclusive_minimum, exclusive_maximum, multiple_of, not_multiple_of)
+    except TooLarge as exc:
+        return exc
+
+
+def _built(integer: bool, minimum: Any, maximum: Any, exclusive_minimum: Any, exclusive_maximum: Any,
+           multiple_of: Any, not_multiple_of: tuple[Any, ...]) -> Any:
     from schemac.numbers_dfa import Dfa, TooLarge, minimal, product
 
     step = None if multiple_of is None else fraction(multiple_of)
@@ -222,6 +239,18 @@ def _listed_regex(integer: bool, bounds: list[tuple[Fraction, str]], multiple_of
 
     Why: the automaton tracks residues of every step at once, so large steps (`multipleOf: 420`
     beside `not multipleOf: 9`) pass `MAX_STATES` even when a range leaves a handful of values."""
+    values = _listed_values(integer, bounds, multiple_of, not_multiple_of)
+    if values is None:
+        return None
+    regex = "|".join(_spellings(v, integer) for v in values)
+    if len(regex) > max_chars:
+        return None
+    return regex or EMPTY
+
+
+def _listed_values(integer: bool, bounds: list[tuple[Fraction, str]], multiple_of: Any,
+                   not_multiple_of: Any) -> list[Fraction] | None:
+    """The admitted numbers of `_listed_regex`, at most `MAX_LISTED`; None when unbounded or more."""
     unit = Fraction(1) if integer else None
     if multiple_of is not None:
         m = fraction(multiple_of)  # the integer multiples of p/q (in lowest terms): those of p
@@ -237,11 +266,7 @@ def _listed_regex(integer: bool, bounds: list[tuple[Fraction, str]], multiple_of
     if last - first + 1 > MAX_LISTED:
         return None
     avoid = [fraction(k) for k in not_multiple_of]
-    values = [n * unit for n in range(first, last + 1) if not any((n * unit / k).denominator == 1 for k in avoid)]
-    regex = "|".join(_spellings(v, integer) for v in values)
-    if len(regex) > max_chars:
-        return None
-    return regex or EMPTY
+    return [n * unit for n in range(first, last + 1) if not any((n * unit / k).denominator == 1 for k in avoid)]
 
 
 def _spellings(value: Fraction, integer: bool) -> str:
@@ -278,7 +303,6 @@ def number_rules(
     Rule names are `name` and `name_<state>`; `name` must be a lowercase Lark rule name.
     """
     from schemac.numbers_dfa import TooLarge
-    from schemac.numbers_regex import char_class
 
     try:
         dfa = _automaton(integer, minimum, maximum, exclusive_minimum, exclusive_maximum, multiple_of, not_multiple_of)
@@ -286,9 +310,16 @@ def number_rules(
         return None
     if dfa is None:
         return f"{name}: /{INTEGER if integer else JSON_NUMBER}/\n"
-    if not dfa.accepting:
-        return None
-    if _compile_depth(dfa) > MAX_RULE_DEPTH:
+    return dfa_rules(name, dfa)
+
+
+def dfa_rules(name: str, dfa: Any) -> str | None:
+    """`number_rules`' form of any number automaton `dfa`: rules defining `name`, one per state,
+    one single-character terminal per step. None when it accepts nothing or when llguidance
+    would recurse past `MAX_RULE_DEPTH` rules compiling them."""
+    from schemac.numbers_regex import char_class
+
+    if not dfa.accepting or not fits_rules(dfa):
         return None
     lines = [f"{name}: {name}_0"]
     for s, out in enumerate(dfa.edges):
@@ -305,6 +336,43 @@ def number_rules(
     return "\n".join(lines) + "\n"
 
 
+#: the most states a union of number automata reaches before it is minimised (`numbers_dfa.union`)
+MAX_UNION_STATES = 1 << 13
+
+
+def number_dfa(integer: bool, minimum: Any = None, maximum: Any = None, exclusive_minimum: Any = None,
+               exclusive_maximum: Any = None, multiple_of: Any = None, not_multiple_of: Sequence[Any] = ()) -> Any:
+    """The minimal automaton of the policy spellings `number_regex` describes (the policy's
+    integers when nothing constrains integers), past the automaton's bounds the union of the
+    listed values' spellings. Raises TooLarge when neither exists, ValueError for an
+    unconstrained non-integer (its spellings, with exponents, are no such automaton)."""
+    from schemac.numbers_dfa import TooLarge, minimal, policy_reader, product
+
+    try:
+        dfa = _automaton(integer, minimum, maximum, exclusive_minimum, exclusive_maximum, multiple_of, not_multiple_of)
+    except TooLarge:
+        bounds = _constraints(minimum, maximum, exclusive_minimum, exclusive_maximum)
+        values = _listed_values(integer, bounds, multiple_of, not_multiple_of)
+        if values is None:
+            raise
+        return spellings_dfa(values, integer)
+    if dfa is None:
+        if not integer:
+            raise ValueError("the unconstrained numbers' spellings are not a policy automaton")
+        return minimal(product([policy_reader(True)], MAX_STATES))
+    return dfa
+
+
+def spellings_dfa(values: Sequence[Any], integer: bool) -> Any:
+    """The minimal automaton of the policy spellings of exactly `values` (integers spelled
+    without a fraction when `integer`, numbers with any trailing zeros, never `-0`)."""
+    from schemac.numbers_dfa import bound_reader, minimal, policy_reader, product, union
+
+    dfas = [product([policy_reader(integer), bound_reader(fraction(v), "ge"), bound_reader(fraction(v), "le")], MAX_STATES)
+            for v in values]
+    return minimal(union(dfas, MAX_UNION_STATES))
+
+
 def _targets(out: dict[str, int]) -> list[tuple[int, frozenset[str]]]:
     """A state's edges grouped by target, in target order (the order the rules reference them)."""
     by_target: dict[int, set[str]] = {}
@@ -319,6 +387,12 @@ def _targets(out: dict[str, int]) -> list[tuple[int, frozenset[str]]]:
 #: not an error), 500 compiled on a 2 MB thread stack and 1,000 did not. A residue automaton is
 #: strongly connected, so the depth is nearly its state count whatever the rule order.
 MAX_RULE_DEPTH = 1000
+
+
+def fits_rules(dfa: Any) -> bool:
+    """Whether llguidance can compile `dfa_rules`' rules for `dfa` (see `MAX_RULE_DEPTH`); the
+    chain is at most one rule per state, plus `name` itself."""
+    return len(dfa.edges) < MAX_RULE_DEPTH or _compile_depth(dfa) <= MAX_RULE_DEPTH
 
 
 def _compile_depth(dfa: Any) -> int:

@@ -200,6 +200,35 @@ def product(readers: Sequence[Reader], max_states: int) -> Dfa:
     return Dfa(tuple(edges), accepting)
 
 
+def union(dfas: Sequence[Dfa], max_states: int) -> Dfa:
+    """The automaton of the spellings some automaton of `dfas` accepts (reachable states only).
+
+    Why: the numbers several alternatives admit at one value position are written as one
+    automaton (`schemac.emit.lark_numbers`), never as one lexeme beside another's rules."""
+    start = tuple(0 for _ in dfas)
+    index: dict[tuple, int] = {start: 0}
+    order = [start]
+    edges: list[dict[str, int]] = []
+    i = 0
+    while i < len(order):
+        cur = order[i]
+        out: dict[str, int] = {}
+        for ch in ALPHABET:
+            key = tuple(None if s is None else d.edges[s].get(ch) for d, s in zip(dfas, cur))
+            if all(t is None for t in key):
+                continue
+            if key not in index:
+                if len(order) >= max_states:
+                    raise TooLarge(f"more than {max_states} automaton states")
+                index[key] = len(order)
+                order.append(key)
+            out[ch] = index[key]
+        edges.append(out)
+        i += 1
+    accepting = frozenset(n for n, st in enumerate(order) if any(s in d.accepting for d, s in zip(dfas, st)))
+    return Dfa(tuple(edges), accepting)
+
+
 def minimal(dfa: Dfa) -> Dfa:
     """The minimal automaton without dead states (Moore's partition refinement)."""
     n = len(dfa.edges)

@@ -123,11 +123,25 @@ def lower_schema(schema: Schema, options: dict[str, Any], budget: Budget, sink: 
     return bundle, lower_bundle(bundle, budget, sink), source_dialect
 
 
-def emit_schema(bundle: Bundle, lowered: Schema, budget: Budget, key_order: str = "schema") -> str:
+def emit_schema(bundle: Bundle, lowered: Schema, budget: Budget, key_order: str = "schema",
+                sink: DiagnosticSink | None = None) -> str:
     """`emit` on the schema's budget, with a failed grammar check put on the user pattern
-    llguidance refuses, if any."""
+    llguidance refuses, if any. Under `key_order="any"`, a grammar past llguidance's limits
+    (symbols, rule depth, rows, size) is written again in schema order, with a warning: every
+    order of every small object can cost ten times the rules of one."""
     try:
-        return emit(lowered, budget, key_order)
+        if key_order == "any":
+            try:
+                return emit(lowered, budget, key_order)
+            except CompileError as exc:
+                if exc.codes not in (["grammar-error"], ["too-large"]):
+                    raise
+                grammar = emit(lowered, budget)
+                if sink is not None:
+                    sink.warn("key-order-fallback", "", f"written in schema order: in every key order, {exc.diagnostics[0].message}",
+                              hint="split the schema, or compile it with key_order=\"schema\"")
+                return grammar
+        return emit(lowered, budget)
     except CompileError as exc:
         if exc.codes == ["grammar-error"]:
             located = llguidance_pattern_errors(bundle)
@@ -143,7 +157,7 @@ def _build(schema: Any, options: dict[str, Any], key: str, limits: Limits, censu
     try:
         bundle, lowered, source_dialect = lower_schema(schema, options, budget, sink, census)
         budget.check_deadline("")
-        grammar = emit_schema(bundle, lowered, budget, options["key_order"])
+        grammar = emit_schema(bundle, lowered, budget, options["key_order"], sink)
     except CompileError as exc:
         exc.diagnostics = in_source(schema, options["upgrade_drafts"], sink.items + exc.diagnostics)
         raise

@@ -125,3 +125,159 @@ def test_rules_depth_guard() -> None:
     with pytest.raises(schemac.CompileError) as err:
         schemac.compile({"type": "integer", "multipleOf": 1999}, use_cache=False)
     assert err.value.codes == ["grammar-error"]
+
+
+# ---- several number alternatives at one value position -------------------------------------
+# llguidance's lexer is greedy: a number written as rules (one character per lexeme) beside an
+# alternative whose number is one lexeme was cut short (`105` refused for `anyOf: [{multipleOf:
+# 7}, {maximum: 100}]` on integers). Every text over the alphabet below is walked through the
+# grammar and judged by an exact oracle (Fractions, never floats): no accepted text is invalid,
+# and every valid number in the policy's spelling for some alternative that admits it is accepted.
+
+def _exact(x: object) -> Fraction:
+    return Fraction(Decimal(repr(x)) if isinstance(x, float) else x)  # type: ignore[arg-type]
+
+
+def _types(schema: dict) -> list[str]:
+    t = schema.get("type", ["number"])
+    return [t] if isinstance(t, str) else t
+
+
+def _own(schema: dict, v: Fraction) -> bool:
+    """`schema`'s own keywords (no applicator) on the number v, exactly."""
+    types = _types(schema)
+    if "number" not in types and not ("integer" in types and v.denominator == 1):
+        return False
+    checks = [("minimum", lambda b: v >= b), ("maximum", lambda b: v <= b), ("exclusiveMinimum", lambda b: v > b),
+              ("exclusiveMaximum", lambda b: v < b), ("multipleOf", lambda b: (v / b).denominator == 1)]
+    if any(k in schema and not ok(_exact(schema[k])) for k, ok in checks):
+        return False
+    listed = [schema["const"]] if "const" in schema else schema.get("enum")
+    if listed is not None and not any(isinstance(x, (int, float)) and not isinstance(x, bool) and _exact(x) == v for x in listed):
+        return False
+    return "not" not in schema or not _holds_schema(schema["not"], v)
+
+
+def _holds_schema(schema: object, v: Fraction) -> bool:
+    """Whether the number v is valid against `schema` (the walked subset of JSON Schema)."""
+    if isinstance(schema, bool):
+        return schema
+    assert isinstance(schema, dict)
+    return (_own(schema, v) and all(_holds_schema(p, v) for p in schema.get("allOf", []))
+            and ("anyOf" not in schema or any(_holds_schema(b, v) for b in schema["anyOf"]))
+            and ("oneOf" not in schema or sum(_holds_schema(b, v) for b in schema["oneOf"]) == 1))
+
+
+_VALUE_KEYS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "not", "const", "enum")
+
+
+def _spelled(schema: object, text: str, v: Fraction, full: bool, integer: bool = False) -> bool:
+    """Whether the policy demands `text` (value v, valid or not): some alternative admits v and
+    spells it so: integers without a fraction under an integer type, and the whole JSON grammar
+    (`full`: exponents, `-0`) only for numbers no value keyword (nor a oneOf) constrains."""
+    if isinstance(schema, bool):
+        return schema and not full and not (integer and "." in text)
+    assert isinstance(schema, dict)
+    types = _types(schema)
+    integer = integer or "number" not in types
+    if (integer and ("." in text or full)) or (full and any(k in schema for k in _VALUE_KEYS)) or not _own(schema, v):
+        return False
+    if not all(_spelled(p, text, v, full, integer) for p in schema.get("allOf", [])):
+        return False
+    if "anyOf" in schema and not any(_spelled(b, text, v, full, integer) for b in schema["anyOf"]):
+        return False
+    # under a oneOf each branch excludes the others' values: a value constraint, spelled narrowly
+    return "oneOf" not in schema or (not full and _holds_schema(schema, v)
+                                     and any(_spelled(b, text, v, full, integer) for b in schema["oneOf"]))
+
+
+def _json_numbers(digits: str, max_len: int) -> list[str]:
+    """Every JSON number spelling over `digits` of at most `max_len` characters."""
+    def runs(n: int) -> list[str]:
+        return ["".join(p) for k in range(1, n + 1) for p in product(digits, repeat=k)]
+
+    def parts(options: list[str], room: int) -> dict[int, list[str]]:
+        by_len: dict[int, list[str]] = {}
+        for o in options:
+            if len(o) <= room:
+                by_len.setdefault(len(o), []).append(o)
+        return by_len
+
+    wholes = parts((["0"] if "0" in digits else []) + [d + r for d in digits if d != "0" for r in [""] + runs(max_len - 1)], max_len)
+    tails = parts([""] + ["." + r for r in runs(max_len - 2)], max_len)
+    exps = parts([""] + [e + s + r for e in "eE" for s in ("", "+", "-") for r in runs(max_len - 2 - len(s))], max_len)
+    out = []
+    for sign in ("", "-"):
+        for lw, ws in wholes.items():
+            for lt, ts in tails.items():
+                for le, es in exps.items():
+                    if len(sign) + lw + lt + le <= max_len:
+                        out += [sign + w + t + e for w in ws for t in ts for e in es]
+    return out
+
+
+def _mixed_walk(schema: dict, digits: str, max_len: int) -> None:
+    grammar = schemac.compile(schema, use_cache=False).grammar
+    got = accepted_texts(grammar, "-.eE+" + digits, max_len)
+    spellings = _json_numbers(digits, max_len)
+    known = set(spellings)
+    bad = [t for t in got if t not in known or not _holds_schema(schema, Fraction(Decimal(t)))]
+    assert not bad, ("admitted", sorted(bad)[:10])
+    missing = []
+    for t in spellings:
+        v = Fraction(Decimal(t))
+        narrow = _NUMBER.fullmatch(t) is not None and not (t[0] == "-" and v == 0)
+        if t not in got and _spelled(schema, t, v, not narrow):
+            missing.append(t)
+    assert not missing, ("refused", sorted(missing)[:10])
+
+
+def _int(**kw: object) -> dict:
+    return {"type": "integer", **kw}
+
+
+# (schema, digits, walk length): every mix of number forms at one position
+MIXED = [
+    ({"anyOf": [_int(multipleOf=7), _int(maximum=100)]}, "0123456789", 4),
+    ({"anyOf": [_int(multipleOf=7), _int(maximum=100)]}, "01579", 6),
+    ({"anyOf": [_int(allOf=_not(7)), _int(maximum=100)]}, "0123456789", 4),
+    ({"anyOf": [_int(allOf=_not(4)), {"multipleOf": 0.3, "allOf": _not(0.9)}]}, "0123456789", 4),
+    ({"anyOf": [_int(allOf=_not(4)), {"multipleOf": 0.3, "allOf": _not(0.9)}]}, "01239", 6),
+    ({"anyOf": [_int(multipleOf=7), {"const": 10}, {"enum": [1.5, -0.25, "a", 105.5]}]}, "0123456789", 4),
+    ({"anyOf": [_int(multipleOf=7), {"const": 10}, {"enum": [1.5, -0.25, "a", 105.5]}]}, "012579", 5),
+    ({"anyOf": [_int(), {"multipleOf": 0.3, "allOf": _not(0.9)}]}, "0123456789", 4),  # a %json integer beside rules
+    ({"type": ["integer", "string"], "anyOf": [{"multipleOf": 7}, {"exclusiveMaximum": 100, "exclusiveMinimum": -3}]},
+     "0123456789", 4),
+    ({"allOf": [{"anyOf": [{"multipleOf": 7}, {"maximum": 100}]}, {"type": "integer"},
+                {"anyOf": [{"minimum": -50}, {"multipleOf": 3}]}]}, "0123456789", 4),  # merged allOf, distributed
+    ({"oneOf": [_int(multipleOf=7), _int(maximum=100)]}, "0123456789", 4),
+    ({"anyOf": [{"type": "number", "multipleOf": 0.7, "exclusiveMinimum": -2.1},
+                {"type": "number", "exclusiveMinimum": 0.5, "exclusiveMaximum": 3}]}, "0123456789", 4),
+    ({"anyOf": [_int(allOf=_not(7)), {"type": "number", "maximum": 1e-3, "minimum": -1e30}]}, "01279", 5),
+    ({"anyOf": [_int(multipleOf=7), {"type": "number", "exclusiveMinimum": 1e30}, {"const": 1e-4}]}, "0123456789", 4),
+    ({"anyOf": [_int(multipleOf=7), {"type": "number", "multipleOf": 0.5, "maximum": 2}, _int(minimum=9990)]},
+     "0123456789", 4),
+    ({"anyOf": [_int(multipleOf=97), _int(multipleOf=89), _int(maximum=5)]}, "0123456789", 4),  # past the union bound
+    ({"anyOf": [_int(multipleOf=7), {"type": "number"}]}, "0123456789", 4),  # every number: exponents too
+    ({"anyOf": [_int(allOf=_not(7)), {"const": 14}, _int(exclusiveMinimum=-3, exclusiveMaximum=3)]}, "0123456789", 4),
+]
+
+
+@pytest.mark.parametrize("schema,digits,max_len", MIXED, ids=[f"{json.dumps(m[0])}-{m[2]}" for m in MIXED])
+def test_mixed_number_alternatives_exact(schema: dict, digits: str, max_len: int) -> None:
+    _mixed_walk(schema, digits, max_len)
+
+
+def test_mixed_numbers_beside_other_values() -> None:
+    """Where the numbers of a position are written apart, its other values stay as they were:
+    strings, arrays, null and listed values of the same branches, at a property."""
+    from grammar_harness import accepts
+
+    inner = {"anyOf": [_int(multipleOf=7), {"type": ["boolean", "string"], "maxLength": 2},
+                       {"type": "array", "maxItems": 1}, {"enum": [None, 1.5, "abc"]}, _int(maximum=100)]}
+    grammar = schemac.compile({"type": "object", "properties": {"n": inner}, "required": ["n"],
+                               "additionalProperties": False}, use_cache=False).grammar
+    texts = {"105": True, "1001": True, "50": True, "-7": True, "1.5": True, "1.50": True, "102": False, "1.25": False,
+             '"ab"': True, '"abc"': True, '"abcd"': False, "true": True, "[]": True, "[1]": True, "[1, 2]": False,
+             "null": True, "{}": False}
+    assert {t: accepts(grammar, f'{{"n": {t}}}') for t in texts} == texts

@@ -6,7 +6,7 @@ a `reasoning` key before an `answer` key rely on. Under `key_order="any"` an obj
 `MAX_FREE_KEYS` listed keys takes its entries in every order instead: the rules are the states of
 one automaton, (listed keys written so far, whether an entry was written, entries counted, witnesses
 still owed), and each entry is one transition: an unwritten listed key, a plain extra, or an extra
-that discharges witnesses (`lark_object_owed`'s owed sets, unchanged). A state closes when every
+that discharges witnesses (built as `lark_object_owed` builds them for schema order). A state closes when every
 required key is written, nothing is owed and min/maxProperties hold. Only states that are reached
 from the start and can still close are written, so no rule is dead. A permutation language needs
 exponentially many rules in any context-free grammar (2^n states here), hence the bound: a larger
@@ -18,72 +18,51 @@ from collections import deque
 from typing import TYPE_CHECKING, Any
 
 from schemac.emit.json_path import key_literal
-from schemac.emit.lark_merge import conj, key_schema
-from schemac.emit.lark_object_classes import MAX_OBJECT_STATES, class_terminal, extras, in_class, listed, witness_entry
-from schemac.schema import child_pointer
+from schemac.emit.lark_object_classes import extras, listed
+from schemac.emit.lark_object_owed import MAX_WITNESSES, owed_entries, owed_extras
 
 if TYPE_CHECKING:
     from schemac.emit.lark_writer import Writer
 
 #: At most this many listed keys in an object written in any order (2^n states).
 MAX_FREE_KEYS = 6
+#: At most this many states in one object written in any order (`free_states`): each state
+#: offers every unwritten key, so 512 states are about 20,000 of llguidance's grammar symbols
+#: (it accepts 65,525 in one grammar).
+MAX_FREE_STATES = 512
 
 #: (keys written: a bit per listed entry, an entry was written, entries counted, witnesses owed)
 State = tuple[int, int, int, int]
 
 
-def free_states(keys: int, cap: int, witnesses: int) -> int:
-    """An upper bound on the states of an any-order object (for the fallback decision)."""
-    return (2 << keys) * (cap + 1) << witnesses
+def within(keys: int, cap: int, witnesses: int) -> bool:
+    """Whether an object of `keys` listed keys, min/maxProperties counted up to `cap` and
+    `witnesses` distinct witnesses is written in any order (else in schema order)."""
+    states = (1 << keys) * (cap + 1) << witnesses  # the automaton's states, but for the start
+    return 0 < keys <= MAX_FREE_KEYS and witnesses <= MAX_WITNESSES and states <= MAX_FREE_STATES
 
 
 def fits(node: dict[str, Any], witnesses: int) -> bool:
-    """Whether `node`'s object is written in any order: a few listed keys, bounded states."""
-    n = len(listed(node))
-    lo = int(node.get("minProperties", 0))
+    """`within` for `node`'s object."""
     hi = node.get("maxProperties")
-    cap = int(hi) if hi is not None else lo
-    return 0 < n <= MAX_FREE_KEYS and free_states(n, cap, witnesses) <= MAX_OBJECT_STATES
+    return within(len(listed(node)), int(hi) if hi is not None else int(node.get("minProperties", 0)), witnesses)
 
 
 def write_free(w: "Writer", node: dict[str, Any], pointer: str, witnesses: list[dict[str, Any]]) -> str | None:
     """`node`'s object with its entries in any order and every one of `witnesses` discharged
     (distinct), or None when no object is valid. The caller checks `fits` first."""
-    n = len(witnesses)
-    full = (1 << n) - 1
+    full = (1 << len(witnesses)) - 1
     lo = int(node.get("minProperties", 0))
     hi = None if node.get("maxProperties") is None else int(node["maxProperties"])
     cap = hi if hi is not None else lo
-    members = [in_class(x, pointer) for x in witnesses]
-    required = set(node.get("required", []))
-    entries: list[tuple[str, dict[int, str]]] = []  # key, discharged set -> "key: value" text
-    must = 0  # the bits of required entries
-    for k in listed(node):
-        here = child_pointer(pointer, "properties", k)
-        schema = key_schema(node, k, pointer)
-        can = sum(1 << j for j in range(n) if members[j](k))
-        rules = {}
-        for d in range(can + 1):
-            if d & can == d:
-                values = [witnesses[j]["value"] for j in range(n) if d >> j & 1]
-                if (rule := w.value(conj([schema, *values]), here)) is not None:
-                    rules[d] = f"{key_literal(k)} {w.ksep} {rule}"
-        if not rules:
-            if k in required:
-                return None
-            continue
-        must |= (1 << len(entries)) if k in required else 0
-        entries.append((k, rules))
-    classes = extras(w, node, [k for k in listed(node)], pointer)
+    entries = owed_entries(w, node, pointer, witnesses)
+    if entries is None:
+        return None
+    must = sum(1 << i for i, (_, _, req) in enumerate(entries) if req)  # the bits of required entries
+    texts = [{d: f"{key_literal(k)} {w.ksep} {rule}" for d, rule in rules.items()} for k, rules, _ in entries]
+    classes = extras(w, node, listed(node), pointer)
     item = w.alts(w.name("x"), [f"{t} {w.ksep} {rule}" for t, _, _, rule in classes]) if classes else None
-    wit: dict[int, str] = {}  # discharged set -> a rule for one extra entry discharging it
-    if classes:
-        terms = [class_terminal(w, x, pointer) for x in witnesses]
-        for d in range(1, full + 1):
-            inside = " & ".join(terms[j] for j in range(n) if d >> j & 1)
-            values = [witnesses[j]["value"] for j in range(n) if d >> j & 1]
-            if (rule := witness_entry(w, classes, inside, values)) is not None:
-                wit[d] = rule
+    wit = owed_extras(w, classes, pointer, witnesses)  # discharged set -> one extra entry discharging it
 
     def moves(state: State) -> list[tuple[str, State]]:
         """(entry text, next state) for every entry that may follow `state`."""
@@ -91,8 +70,8 @@ def write_free(w: "Writer", node: dict[str, Any], pointer: str, witnesses: list[
         if hi is not None and c >= hi:
             return []
         nc = c + 1 if hi is not None else min(c + 1, cap)
-        out = [(text, (seen | 1 << i, 1, nc, owed ^ d)) for i, (_, rules) in enumerate(entries)
-               if not seen >> i & 1 for d, text in rules.items() if d & owed == d]
+        out = [(text, (seen | 1 << i, 1, nc, owed ^ d)) for i, options in enumerate(texts)
+               if not seen >> i & 1 for d, text in options.items() if d & owed == d]
         out += [(rule, (seen, 1, nc, owed ^ d)) for d, rule in wit.items() if d & owed == d]
         if item is not None:
             out.append((item, (seen, 1, nc, owed)))

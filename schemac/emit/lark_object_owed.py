@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from schemac.emit.json_path import key_literal
 from schemac.emit.lark_merge import conj, key_schema
-from schemac.emit.lark_object_classes import (MAX_OBJECT_STATES, class_terminal, extras, in_class, listed,
+from schemac.emit.lark_object_classes import (MAX_OBJECT_STATES, Extra, class_terminal, extras, in_class, listed,
                                               plain_tail, too_large, witness_entry)
 from schemac.schema import child_pointer
 
@@ -50,6 +50,51 @@ def _fewest(n: int, usable: list[int]) -> list[float]:
     return best
 
 
+#: (key, discharged witness set -> value rule, required) of one listed key
+Entry = tuple[str, dict[int, str], bool]
+
+
+def owed_entries(w: "Writer", node: dict[str, Any], pointer: str, witnesses: list[dict[str, Any]]) -> list[Entry] | None:
+    """`node`'s listed keys that some value satisfies, each with one value rule per set of
+    `witnesses` it can discharge (its key in their classes, its value also in theirs); None when
+    a required key has no valid value."""
+    n = len(witnesses)
+    members = [in_class(x, pointer) for x in witnesses]
+    required = set(node.get("required", []))
+    entries: list[Entry] = []
+    for k in listed(node):
+        here = child_pointer(pointer, "properties", k)
+        schema = key_schema(node, k, pointer)
+        can = sum(1 << j for j in range(n) if members[j](k))
+        rules = {d: r for d in _subsets(can)
+                 if (r := w.value(conj([schema, *_values(witnesses, d)]), here)) is not None}
+        if not rules:
+            if k in required:
+                return None
+            continue
+        entries.append((k, rules, k in required))
+    return entries
+
+
+def owed_extras(w: "Writer", classes: list[Extra], pointer: str, witnesses: list[dict[str, Any]]) -> dict[int, str]:
+    """Per non-empty set of `witnesses`: a rule for one extra entry (in one of `classes`) that
+    discharges them all, where one exists."""
+    if not classes:
+        return {}
+    terms = [class_terminal(w, x, pointer) for x in witnesses]
+    wit: dict[int, str] = {}
+    for d in range(1, 1 << len(witnesses)):
+        inside = " & ".join(terms[j] for j in range(len(witnesses)) if d >> j & 1)
+        if (rule := witness_entry(w, classes, inside, _values(witnesses, d))) is not None:
+            wit[d] = rule
+    return wit
+
+
+def _values(witnesses: list[dict[str, Any]], d: int) -> list[Any]:
+    """The value schemas of the witnesses in the bit set `d`."""
+    return [x["value"] for j, x in enumerate(witnesses) if d >> j & 1]
+
+
 def write_owed(w: "Writer", node: dict[str, Any], pointer: str, witnesses: list[dict[str, Any]]) -> str | None:
     """`node`'s object with every one of `witnesses` (two or more, distinct) discharged."""
     n = len(witnesses)
@@ -61,34 +106,15 @@ def write_owed(w: "Writer", node: dict[str, Any], pointer: str, witnesses: list[
     states = (len(keys) + 2) * 2 * (cap + 1) << n
     if n > MAX_WITNESSES or states > MAX_OBJECT_STATES:
         raise too_large(pointer, states if n <= MAX_WITNESSES else states << (n - MAX_WITNESSES))
-    members = [in_class(x, pointer) for x in witnesses]
-
-    def bits(d: int) -> list[Any]:
-        return [witnesses[j]["value"] for j in range(n) if d >> j & 1]
-
-    required = set(node.get("required", []))
-    entries: list[tuple[str, dict[int, str], bool]] = []  # key, discharged set -> value rule, required
-    for k in keys:
-        here = child_pointer(pointer, "properties", k)
-        schema = key_schema(node, k, pointer)
-        can = sum(1 << j for j in range(n) if members[j](k))
-        rules = {d: r for d in _subsets(can) if (r := w.value(conj([schema, *bits(d)]), here)) is not None}
-        if not rules:
-            if k in required:
-                return None
-            continue
-        entries.append((k, rules, k in required))
+    entries = owed_entries(w, node, pointer, witnesses)
+    if entries is None:
+        return None
     classes = extras(w, node, keys, pointer)
     base = w.name("o")
     item = w.name("x") if classes else None
     if item is not None:
         w.alts(item, [f"{t} {w.ksep} {rule}" for t, _, _, rule in classes])
-    terms = [class_terminal(w, x, pointer) for x in witnesses] if classes else []
-    wit: dict[int, str] = {}  # discharged set -> a rule for one extra entry discharging it
-    for d in range(1, full + 1) if classes else ():
-        inside = " & ".join(terms[j] for j in range(n) if d >> j & 1)
-        if (rule := witness_entry(w, classes, inside, bits(d))) is not None:
-            wit[d] = rule
+    wit = owed_extras(w, classes, pointer, witnesses)
     fewest = _fewest(n, list(wit))
 
     def step(c: int) -> int:

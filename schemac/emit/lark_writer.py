@@ -22,7 +22,7 @@ from schemac.emit.lark_arrays import write_array
 from schemac.emit.lark_depth import MAX_RULE_DEPTH, compile_depth
 from schemac.emit.lark_merge import (CL, NUMBER_KEYS, OBJECT_KEYS, ONE_OF, STRING_KEYS, STRINGS, Unwritable,
                                      merged, types_of)
-from schemac.emit.lark_numbers import constrained, number_expr
+from schemac.emit.lark_numbers import constrained, number_expr, numbers_apart
 from schemac.emit.lark_prune import Screen
 from schemac.emit.lark_objects import write_object
 from schemac.emit.lark_strings import lexer_limit, string_terminal
@@ -39,18 +39,30 @@ _KNOWN = ARRAY_KEYS | OBJECT_KEYS | STRING_KEYS | NUMBER_KEYS | {"type", STRINGS
 def own_need(node: dict[str, Any], key_order: str = "schema") -> bool:
     """Whether `node` itself (not its subschemas) must be written in Lark (under `key_order`,
     llguidance's JSON form fixing the order of required keys)."""
-    if "const" in node or "enum" in node:  # llguidance reads listed numbers as doubles
-        return MARK in node or NOT_PATTERN in node or _has_number([node.get("const"), node.get("enum")])
+    if "const" in node or "enum" in node:  # llguidance reads listed numbers as doubles, and
+        listed = [node.get("const"), node.get("enum")]  # writes listed objects in their own order
+        return (MARK in node or NOT_PATTERN in node or _has(listed, _is_number)
+                or (key_order == "any" and _has(listed, _is_object)))
     return (MARK in node or NOT_PATTERN in node or WITNESS in node or bool(node.get("properties"))
             or bool(node.get("patternProperties")) or constrained(node)
             or (key_order == "any" and bool(node.get("required"))))
 
 
-def _has_number(value: Any) -> bool:
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float, Decimal)) and not isinstance(value, bool)
+
+
+def _is_object(value: Any) -> bool:
+    """An object whose members may come in another order (two or more)."""
+    return isinstance(value, dict) and len(value) > 1
+
+
+def _has(value: Any, found: Any) -> bool:
+    """Whether `found` holds for `value` or any value inside it."""
     stack = [value]
     while stack:
         cur = stack.pop()
-        if isinstance(cur, (int, float, Decimal)) and not isinstance(cur, bool):
+        if found(cur):
             return True
         if isinstance(cur, dict):
             stack.extend(cur.values())
@@ -288,11 +300,16 @@ class Writer:
     def literal_value(self, value: Any, pointer: str) -> str | None:
         """A Lark expression for exactly the policy spellings of one JSON value: strings and
         keys canonical, numbers every policy spelling of that exact value (`1`, `1.0`, ...),
-        members in the value's own order. None when a number has no exact lexeme."""
+        members in the value's own order, or under `key_order="any"` an object as the object
+        schema of exactly its members (each key required, its value that const, no other key),
+        which the any-order writer takes in every order. None when a number has no exact lexeme."""
         if value is None or isinstance(value, bool) or isinstance(value, str):
             return literal(json.dumps(value, ensure_ascii=False))
         if isinstance(value, (int, float, Decimal)):
             return self.terminal("N", "/" + _spellings_of(value) + "/")
+        if self.key_order == "any" and _is_object(value):
+            return self.value({"type": "object", "properties": {k: {"const": v} for k, v in value.items()},
+                               "required": list(value), "additionalProperties": False}, pointer)
         parts = [self.literal_value(v, pointer) for v in (value.values() if isinstance(value, dict) else value)]
         if any(p is None for p in parts):
             return None
@@ -306,8 +323,12 @@ class Writer:
             if ONE_OF in node:
                 self._check_one_of(node[ONE_OF], pointer)
             kind = "oneOf" if ONE_OF in node else "anyOf"
-            alts = []
-            for i, branch in enumerate(node["anyOf"]):
+            # numbers one branch writes as rules beside another's number lexeme are written apart,
+            # as one automaton (llguidance's greedy lexer would cut the rules' reading short)
+            apart = numbers_apart(self, node["anyOf"], pointer)
+            numbers, branches = (None, list(enumerate(node["anyOf"]))) if apart is None else apart
+            alts = [] if numbers is None else [numbers]
+            for i, branch in branches:
                 r = self.value(branch, child_pointer(pointer, kind, i))
                 if r is not None:
                     alts.append(r)

@@ -164,8 +164,7 @@ def every_order_promised(lowered: Any) -> bool:
     witnesses); this bounds all the root's in-place parts (and the definitions they refer to)
     together, since it does not recompute the merges: conservative, so a root past the bound is
     checked as under schema order and never reported for an order the policy does not promise."""
-    from schemac.emit.lark_object_classes import MAX_OBJECT_STATES
-    from schemac.emit.lark_object_free import MAX_FREE_KEYS, free_states
+    from schemac.emit.lark_object_free import within
     from schemac.lower.marks import WITNESS
     from schemac.schema import ref_name
 
@@ -197,7 +196,7 @@ def every_order_promised(lowered: Any) -> bool:
                 todo.extend(sub)
             elif isinstance(sub, dict):
                 todo.extend(sub.values() if key == "dependentSchemas" else [sub])
-    return len(names) <= MAX_FREE_KEYS and free_states(len(names), cap, len(witnesses)) <= MAX_OBJECT_STATES
+    return within(len(names), cap, len(witnesses))
 
 
 def verify_schema(schema: Any, *, depth: int = DEFAULT_DEPTH, max_nodes: int = DEFAULT_MAX_NODES,
