@@ -169,53 +169,18 @@ class TooLarge(Exception):
     """The automaton or its regex passes the size bound."""
 
 
-def product(readers: Sequence[Reader], max_states: int) -> Dfa:
-    """The automaton of the spellings every reader accepts (reachable states only)."""
-    start = tuple(r.start for r in readers)
+def _reachable(start: tuple, step: Callable[[tuple, str], tuple | None], accepts: Callable[[tuple], bool],
+               max_states: int) -> Dfa:
+    """The automaton of the tuple states reachable from `start` by `step` (None: no edge)."""
     index: dict[tuple, int] = {start: 0}
     order = [start]
     edges: list[dict[str, int]] = []
     i = 0
     while i < len(order):
-        cur = order[i]
         out: dict[str, int] = {}
         for ch in ALPHABET:
-            nxt = []
-            for reader, s in zip(readers, cur):
-                t = reader.step(s, ch)
-                if t is None:
-                    break
-                nxt.append(t)
-            else:
-                key = tuple(nxt)
-                if key not in index:
-                    if len(order) >= max_states:
-                        raise TooLarge(f"more than {max_states} automaton states")
-                    index[key] = len(order)
-                    order.append(key)
-                out[ch] = index[key]
-        edges.append(out)
-        i += 1
-    accepting = frozenset(n for n, st in enumerate(order) if all(r.accepts(s) for r, s in zip(readers, st)))
-    return Dfa(tuple(edges), accepting)
-
-
-def union(dfas: Sequence[Dfa], max_states: int) -> Dfa:
-    """The automaton of the spellings some automaton of `dfas` accepts (reachable states only).
-
-    Why: the numbers several alternatives admit at one value position are written as one
-    automaton (`schemac.emit.lark_numbers`), never as one lexeme beside another's rules."""
-    start = tuple(0 for _ in dfas)
-    index: dict[tuple, int] = {start: 0}
-    order = [start]
-    edges: list[dict[str, int]] = []
-    i = 0
-    while i < len(order):
-        cur = order[i]
-        out: dict[str, int] = {}
-        for ch in ALPHABET:
-            key = tuple(None if s is None else d.edges[s].get(ch) for d, s in zip(dfas, cur))
-            if all(t is None for t in key):
+            key = step(order[i], ch)
+            if key is None:
                 continue
             if key not in index:
                 if len(order) >= max_states:
@@ -225,8 +190,35 @@ def union(dfas: Sequence[Dfa], max_states: int) -> Dfa:
             out[ch] = index[key]
         edges.append(out)
         i += 1
-    accepting = frozenset(n for n, st in enumerate(order) if any(s in d.accepting for d, s in zip(dfas, st)))
-    return Dfa(tuple(edges), accepting)
+    return Dfa(tuple(edges), frozenset(n for n, st in enumerate(order) if accepts(st)))
+
+
+def product(readers: Sequence[Reader], max_states: int) -> Dfa:
+    """The automaton of the spellings every reader accepts (reachable states only)."""
+    def step(cur: tuple, ch: str) -> tuple | None:
+        nxt = []
+        for reader, s in zip(readers, cur):
+            t = reader.step(s, ch)
+            if t is None:
+                return None
+            nxt.append(t)
+        return tuple(nxt)
+
+    return _reachable(tuple(r.start for r in readers), step,
+                      lambda st: all(r.accepts(s) for r, s in zip(readers, st)), max_states)
+
+
+def union(dfas: Sequence[Dfa], max_states: int) -> Dfa:
+    """The automaton of the spellings some automaton of `dfas` accepts (reachable states only).
+
+    Why: the numbers several alternatives admit at one value position are written as one
+    automaton (`schemac.emit.lark_numbers`), never as one lexeme beside another's rules."""
+    def step(cur: tuple, ch: str) -> tuple | None:
+        key = tuple(None if s is None else d.edges[s].get(ch) for d, s in zip(dfas, cur))
+        return None if all(t is None for t in key) else key
+
+    return _reachable(tuple(0 for _ in dfas), step,
+                      lambda st: any(s in d.accepting for d, s in zip(dfas, st)), max_states)
 
 
 def minimal(dfa: Dfa) -> Dfa:

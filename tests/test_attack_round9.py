@@ -30,6 +30,7 @@ import pytest
 
 import schemac
 from grammar_harness import _tokenizer, accepts
+from test_emit_key_order import walk_any_order
 from schemac.diagnostics import CompileError
 from schemac.validate import FinalValidator
 
@@ -54,21 +55,7 @@ def _text(entries: list[tuple[str, Any]]) -> str:
 
 
 def _walk(schema: Any, grid: list[list[tuple[str, Any]]] = GRID, wrap: str = "{}", oracle: Any = None) -> None:
-    """Compile under `key_order="any"`; every grid object (inside `wrap`, where `{}` stands for
-    it) is admitted iff valid, in whatever order its entries come. A rejection only as
-    `unsatisfiable`, and then no grid object is valid."""
-    oracle = oracle or jsonschema.Draft202012Validator(schema)
-    try:
-        art = schemac.compile(schema, use_cache=False, key_order="any")
-    except CompileError as exc:
-        assert exc.codes == ["unsatisfiable"], (schema, exc)
-        assert not any(oracle.is_valid(json.loads(wrap.replace("{}", _text(e)))) for e in grid), schema
-        return
-    accepted = partial(accepts, art.grammar)
-    for entries in grid:
-        text = wrap.replace("{}", _text(entries))
-        got, valid = accepted(text), oracle.is_valid(json.loads(text))
-        assert got == valid, ("accepted an invalid object" if got else "refused a valid object", schema, text)
+    walk_any_order(schema, grid, wrap, oracle)
 
 
 def _admits(grammar: str, text: str) -> tuple[bool, str]:
