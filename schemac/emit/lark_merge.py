@@ -296,6 +296,15 @@ def merged(node: dict[str, Any], defs: dict[str, Any], pointer: str, screen: "Sc
     return out
 
 
+def number_keywords(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """The numeric keywords of the conjunction `parts`, merged as `merged` merges them (tighter
+    bounds, combined steps, pooled negated steps)."""
+    out: dict[str, Any] = {}
+    for part in parts:
+        out = _merge_two(out, {k: v for k, v in part.items() if k in NUMBER_KEYS}, "")
+    return out
+
+
 def _merge_two(out: dict[str, Any], part: dict[str, Any], pointer: str) -> dict[str, Any]:
     """Two lifted conjuncts as one node, where exact."""
     out = dict(out)

@@ -21,7 +21,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from schemac.diagnostics import CompileError, reject
-from schemac.emit.lark_merge import ALL_TYPES, NUMBER_KEYS, Unwritable, _multiple, conj, conjuncts, meet, types_of
+from schemac.emit.lark_merge import (ALL_TYPES, NUMBER_KEYS, Unwritable, conj, conjuncts, meet, number_keywords,
+                                     types_of)
 from schemac.lower.marks import NOT_MULTIPLE
 from schemac.schema import Schema
 
@@ -146,21 +147,7 @@ def number_atoms(writer: "Writer", node: Schema, depth: int = 0) -> tuple[list[A
     listed = next((p for p in plain if "const" in p or "enum" in p), None)
     if listed is not None:
         return _listed_atoms(writer, parts, [listed["const"]] if "const" in listed else list(listed["enum"]))
-    keys: dict[str, Any] = {}
-    for p in plain:
-        for k, v in p.items():
-            if k not in NUMBER_KEYS:
-                continue
-            if k not in keys:
-                keys[k] = v
-            elif k == "multipleOf":
-                keys[k] = _multiple(keys[k], v)
-            elif k == NOT_MULTIPLE:
-                keys[k] = list(keys[k]) + [x for x in v if x not in keys[k]]
-            else:  # the tighter bound, compared exactly
-                from schemac.numbers import fraction
-
-                keys[k] = (max if k in ("minimum", "exclusiveMinimum") else min)(keys[k], v, key=fraction)
+    keys = number_keywords(plain)
     integer = "number" not in numbers
     others = len(types) > len(numbers)
     if not keys:
