@@ -37,7 +37,7 @@ def trace(value: Schema, upgrade_drafts: bool, strict_formats: bool) -> tuple[li
     from schemac.dialect import apply_dialect
     from schemac.formats import apply_formats
     from schemac.lower import lower_bundle
-    from schemac.regex import check_patterns
+    from schemac.regex import check_patterns, split_lookahead_patterns
     from schemac.resolve import resolve
 
     steps: list[Step] = []
@@ -52,7 +52,7 @@ def trace(value: Schema, upgrade_drafts: bool, strict_formats: bool) -> tuple[li
         reject_client_options(value)
         upgraded, _ = apply_dialect(value, upgrade_drafts)
         bundle = resolve(upgraded, budget)
-        bundle = apply_formats(bundle, strict_formats, sink)
+        bundle = split_lookahead_patterns(apply_formats(bundle, strict_formats, sink))
         check_patterns(bundle.as_schema(), budget)
         lowered = lower_bundle(bundle, budget, sink, record)
     except CompileError as exc:

@@ -1,17 +1,19 @@
 """Diagnostics point into the user's document, whatever the document was rewritten into.
 
-Two stages rewrite the document before the passes see it: the opt-in draft upgrade
+Three stages rewrite the document before the passes see it: the opt-in draft upgrade
 (`definitions` → `$defs`, array `items` → `prefixItems`, `dependencies` → `dependent*`, draft-04
-boolean bounds, `id` → `$id`, `$recursiveRef`, ...) and the 2020-12 compatibility split of a
-legacy `dependencies` (`schemac.compat`). A diagnostic raised after them carries a pointer into
-the rewritten document; `in_source` maps it back. The work happens only for schemas that have
-diagnostics, and replays the rewrites (cheap next to a compile) instead of making every compile
-carry a map.
+boolean bounds, `id` → `$id`, `$recursiveRef`, ...), the 2020-12 compatibility split of a
+legacy `dependencies` (`schemac.compat`) and the split of a `pattern` of leading look-aheads into
+`allOf` members appended to its node (`schemac.regex.lookahead`). A diagnostic raised after them
+carries a pointer into the rewritten document; `in_source` maps it back. The work happens only
+for schemas that have diagnostics, and replays the rewrites (cheap next to a compile) instead of
+making every compile carry a map.
 
 A pointer maps through the deepest rewritten node that holds it (each schema node's source is
 recorded by the upgrade walk, and each renamed keyword or value); the rest of the pointer was
 copied verbatim. Where it ends in something the rewrite generated (a `not: {not: ...}` guard, a
-split `allOf`), the pointer is cut back to the deepest node the user wrote.
+split `allOf`), the pointer is cut back to the deepest node the user wrote; into the members a
+look-ahead split appended, it goes to the `pattern` they stand for.
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from schemac.client_options import reject_client_options
 from schemac.compat import legacy_dependencies
 from schemac.diagnostics import CompileError, Diagnostic
 from schemac.dialect import upgrade_needed
+from schemac.regex.lookahead import lookahead_member
 from schemac.schema import child_pointer
 from schemac.upgrade import upgrade_walk
 
@@ -60,6 +63,20 @@ def _through_map(back: dict[str, str], pointer: str) -> str:
         prefix = "".join("/" + t.replace("~", "~0").replace("/", "~1") for t in tokens[:cut])
         if prefix in back:
             return child_pointer(back[prefix], *tokens[cut:])
+    return pointer
+
+
+def _lookahead_source(document: Any, pointer: str) -> str:
+    """Undo `schemac.regex.lookahead.split_lookahead_patterns` in `document` (the one it ran on):
+    a pointer into an `allOf` member it appended becomes the `pattern` the member stands for."""
+    tokens = _tokens(pointer)
+    node = document
+    for i, token in enumerate(tokens):
+        if lookahead_member(node, tokens[i:]):
+            return child_pointer("", *tokens[:i], "pattern")
+        found, node = _child(node, token)
+        if not found:
+            break
     return pointer
 
 
@@ -117,9 +134,10 @@ def in_source(schema: Any, upgrade_drafts: bool, diagnostics: list[Diagnostic]) 
     except CompileError:
         return diagnostics
     if upgraded is schema and rewritten is schema:
-        return diagnostics
+        return [d if d.line is not None else replace(d, pointer=_lookahead_source(schema, d.pointer)) for d in diagnostics]
 
     def source(pointer: str) -> str:
+        pointer = _lookahead_source(rewritten, pointer)
         if rewritten is not upgraded:
             pointer = _compat_source(upgraded, pointer)
         if upgraded is not schema:

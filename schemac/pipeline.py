@@ -27,7 +27,7 @@ from schemac.load import Census, document_census, load_with_census
 from schemac.lower import lower_bundle
 from schemac.metaschema import check_metaschema
 from schemac.origins import in_source
-from schemac.regex import check_patterns, llguidance_pattern_errors
+from schemac.regex import check_patterns, llguidance_pattern_errors, split_lookahead_patterns
 from schemac.resolve import STRIPPED, resolve
 from schemac.schema import Bundle, Schema
 
@@ -119,6 +119,7 @@ def lower_schema(schema: Schema, options: dict[str, Any], budget: Budget, sink: 
     if not _absent(keys, FORMAT_KEYS):
         bundle = apply_formats(bundle, options["strict_formats"], sink)
     if not _absent(keys, PATTERN_KEYS):
+        bundle = split_lookahead_patterns(bundle)  # leading look-aheads as plain patterns, before the check refuses them
         check_patterns(bundle, budget)
     return bundle, lower_bundle(bundle, budget, sink), source_dialect
 

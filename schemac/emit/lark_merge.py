@@ -162,7 +162,7 @@ def merge_objects(a: dict[str, Any], b: dict[str, Any], pointer: str) -> dict[st
         else:
             extras.append(extra)
     props: dict[str, Schema] = {}
-    for key in list(a.get("properties", {})) + [k for k in b.get("properties", {}) if k not in a.get("properties", {})]:
+    for key in interleave(list(a.get("properties", {})), list(b.get("properties", {}))):
         props[key] = conj([_listed_part(a, key, pointer), _listed_part(b, key, pointer)])
     out: dict[str, Any] = {}
     if props:
@@ -233,10 +233,38 @@ ONE_OF = " oneOf"
 _APPLICATORS = ("allOf", "$ref", "anyOf", "oneOf")
 
 
+def interleave(first: list[str], second: list[str]) -> list[str]:
+    """Every key of `first` and `second`, in `first`'s order, each key only `second` lists placed
+    as late as `second` lets it: before the first key of `first` it precedes there, else at the
+    end, and never before a placed key it follows there unless `first` forces it. Where the two
+    orders agree, the answer follows both; keys nothing orders come after `first`'s.
+
+    Linear: a new key goes to a gap of `first` (gap j is just before `first[j]`), the latest of
+    the gap after its last placed predecessor and the gap before its first successor in `first`."""
+    at = {k: i for i, k in enumerate(first)}
+    before_next = [len(first)] * (len(second) + 1)  # gap before the first later key of `first`
+    for i in reversed(range(len(second))):
+        before_next[i] = min(before_next[i + 1], at.get(second[i], len(first)))
+    gaps: list[list[str]] = [[] for _ in range(len(first) + 1)]
+    low = 0  # the gap after the last placed key seen so far in `second`
+    for i, key in enumerate(second):
+        if key in at:
+            low = max(low, at[key] + 1)
+            continue
+        low = max(low, before_next[i + 1])
+        gaps[low].append(key)
+    out: list[str] = []
+    for j, gap in enumerate(gaps):
+        out += gap
+        if j < len(first):
+            out.append(first[j])
+    return out
+
+
 def conjuncts(node: Schema, defs: dict[str, Any], pointer: str, depth: int, out: list[Schema]) -> None:
-    """`node` as the list of conjuncts llguidance intersects, in its order: runs of plain
-    keywords, then each applicator where it stands (allOf parts and `$ref` targets flattened,
-    anyOf/oneOf kept whole). The order is the property order of answers."""
+    """`node` as its list of conjuncts, in written order: runs of plain keywords, then each
+    applicator where it stands (allOf parts and `$ref` targets flattened, anyOf/oneOf kept whole).
+    Their `properties` maps merge in this order (`interleave`) into the answer's property order."""
     if depth > 32:
         raise Unwritable(pointer, "a deeply nested allOf/$ref chain")
     if not isinstance(node, dict):
@@ -273,7 +301,7 @@ def conjuncts(node: Schema, defs: dict[str, Any], pointer: str, depth: int, out:
 def merged(node: dict[str, Any], defs: dict[str, Any], pointer: str, screen: "Screen") -> dict[str, Any]:
     """`node` as one node the writer reads: its conjuncts merged where exact, or, at its first
     anyOf/oneOf, `{"anyOf": [...]}` with every other conjunct distributed into each branch (in
-    place, so property order stays llguidance's)."""
+    place: the branch's keys take their written turn in `interleave`)."""
     atoms: list[Schema] = []
     conjuncts(node, defs, pointer, 0, atoms)
     if False in atoms:

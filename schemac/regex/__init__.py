@@ -9,7 +9,9 @@ into a spelling whose meaning is the ECMA one in *both* engines: every character
 explicit list of `\\x{..}` ranges, literals are escaped, names of groups are dropped and lazy
 quantifiers become greedy (same language). Anything whose ECMA meaning no engine can keep is
 refused: look-around, `\\b`/`\\B` (llguidance has no assertions), backreferences, `\\p{..}`
-(Unicode tables differ between engines), lone surrogates. `translate` also works around an
+(Unicode tables differ between engines), lone surrogates. Look-aheads right after a leading `^`
+are the exception: `lookahead` rewrites a `pattern` keyword holding them into plain patterns and
+negated ones (an exact conjunction) before the check. `translate` also works around an
 llguidance 1.9.1 bug with classes that hold every control character (`guard`) and refuses the
 patterns it cannot fix, and (`rewrite`) respells word-limit repetitions such as
 `(?:\\S+\\s+){0,99}\\S+` into equal languages llguidance's lexer can run.
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 from schemac.regex.check import check_patterns, llguidance_pattern_errors
 from schemac.regex.engine import _explicit, compile_re2, ecma_search, literal_of, translate
+from schemac.regex.lookahead import split_lookahead_patterns, split_lookaheads
 from schemac.regex.parse import _Translator
 from schemac.regex.strings import canonical_string_terminal, json_string_terminal
 from schemac.regex.syntax import (
@@ -29,6 +32,6 @@ from schemac.regex.syntax import (
 __all__ = [
     "MAX_CODE_POINT", "MAX_PATTERN_CHARS", "MAX_REPEAT", "RE2_MAX_MEM", "PatternError", "Ranges",
     "canonical_string_terminal", "check_patterns", "compile_re2", "ecma_search", "json_string_terminal",
-    "literal_of", "llguidance_pattern_errors", "translate",
+    "literal_of", "llguidance_pattern_errors", "split_lookahead_patterns", "split_lookaheads", "translate",
     "_LINE_TERMINATORS", "_Translator", "_complement", "_explicit",
 ]

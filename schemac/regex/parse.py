@@ -13,13 +13,19 @@ class _Translator:
     """One left-to-right pass over an ECMA-262 pattern, emitting the explicit form (rewritten as a
     tree only where llguidance's escape bug may bite)."""
 
-    def __init__(self, pattern: str) -> None:
+    def __init__(self, pattern: str, lookaheads: bool = False) -> None:
         self.p = pattern
         self.i = 0
         self.out: list[str] = []
         self.marks: list[int | Ranges | tuple[int, int | None] | None] = []
         self.ctrl_q = self.ctrl_b = 0
         self.group_repeated = False  # some `)` carries a quantifier: `rewrite` may apply
+        #: with `lookaheads` (`schemac.regex.lookahead`), a look-ahead may open here: right after a
+        #: leading `^` or a leading look-ahead; -1 refuses every look-around, as RE2 and llguidance do
+        self.lead = 1 if lookaheads and pattern.startswith("^") else -1
+        self.body = -1  # where the body of the open leading look-ahead starts
+        self.lookaheads: list[tuple[bool, int, int]] = []  # (positive, body start, body end)
+        self.top_alternation = False  # some `|` outside every group
 
     def fail(self, message: str, code: str = "unsupported-regex") -> PatternError:
         return PatternError(code, f"{message} (at offset {self.i} of the pattern)")
@@ -72,7 +78,11 @@ class _Translator:
                 marks.append(None)
                 self.i += 1
                 quantifiable = True
+                if not groups and self.body >= 0:  # a leading look-ahead closes (unquantifiable with "u")
+                    self.lookaheads.append((p[self.body - 1] == "=", self.body, self.i - 1))
+                    self.body, self.lead, quantifiable = -1, self.i, False
             elif c in "|^$":
+                self.top_alternation |= c == "|" and not groups
                 out.append(c)
                 marks.append(None)
                 self.i += 1
@@ -176,6 +186,9 @@ class _Translator:
             return "("
         if p.startswith("(?:", i):
             self.i += 3
+            return "(?:"
+        if i == self.lead and p.startswith(("(?=", "(?!"), i):  # `lead` lies outside every group
+            self.body = self.i = i + 3
             return "(?:"
         if p.startswith(("(?=", "(?!", "(?<=", "(?<!"), i):
             raise self.fail("look-around assertions are not supported by RE2 or llguidance")

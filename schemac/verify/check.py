@@ -144,7 +144,7 @@ class _Judge:
 
 def _key_orders(value: Any, text: str, seps: tuple[str, str], render: Any) -> list[str]:
     """`text`, then the same object with its keys in every other order: the default syntax policy
-    fixes one order (schema order, with allOf/anyOf branch keys where the keyword stands), which
+    fixes one order (schema order, the keys of allOf parts and branches interleaved), which
     this checker does not recompute, so there a valid object is refused only if no order is admitted."""
     from itertools import permutations
 
