@@ -141,7 +141,7 @@ _NESTED = {"type": "object", "properties": {"p": _branches(4, "abcd")}, "require
                    "alternatives and its extras) where schema order with all keys required predicts one key; with 256 "
                    "distributed branches (lark_merge.merged) the row at the nested object's `{` has 2048 Earley items "
                    "(max 2000), so every answer fails there. At the root lark_probe refuses it (too-large); one level "
-                   "down it is past the two rows lark_probe parses, so it compiles. Schema order compiles and admits "
+                   "down its walks take the root's additional keys (empty ones) and never enter `p`, so it compiles. Schema order compiles and admits "
                    "(the control below)")
 def test_nested_distributed_branches_admitted_or_refused() -> None:
     _compiles_or_too_large_else_admits(_NESTED, '{"p": {"a0": 1, "a1": 1, "a2": 1, "a3": 1}}')
@@ -217,8 +217,7 @@ def _overlapping_witnesses(count: int) -> dict[str, Any]:
                    "lark_object_owed writes it): 6 witnesses whose patterns all match one key ('abcdef0'); each such "
                    "entry may discharge any subset of the owed set, so the Earley rows grow with the subsets alive "
                    "and the row at the comma after the 3rd entry has 2388 items (max 2000): the matcher fails "
-                   "mid-answer on a valid object. The root form of round 8's nested finding; lark_probe parses only "
-                   "the first two rows")
+                   "mid-answer on a valid object. lark_probe's walks write empty keys, which discharge nothing")
 @pytest.mark.parametrize("key_order", ["schema", "any"])
 def test_overlapping_witnesses_admitted_or_refused(key_order: str) -> None:
     schema = _overlapping_witnesses(6)

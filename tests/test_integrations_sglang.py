@@ -92,6 +92,28 @@ def test_register_puts_the_backend_in_sglangs_registry() -> None:
     assert GRAMMAR_BACKEND_REGISTRY[integ.NAME] is integ.init_backend
 
 
+def test_register_binds_compile_options_to_every_request() -> None:
+    """SGLang's server arguments have no schemac options, so `register` binds them: here the
+    any-order policy, which admits an answer schema order refuses."""
+    schema = json.dumps({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+                         "required": ["a", "b"], "additionalProperties": False})
+    try:
+        integ.register(key_order="any")
+        init = GRAMMAR_BACKEND_REGISTRY[integ.NAME]
+        args = SimpleNamespace(reasoning_parser=None, constrained_json_disable_any_whitespace=False,
+                               constrained_json_whitespace_pattern=None)
+        grammar = init(args, tok(), PADDED, {tok().eos_token_id}).dispatch_json(schema)
+        assert grammar.artifact.options["key_order"] == "any"
+        for token in enc('{"b": 1, "a": 2}'):
+            grammar.accept_token(token)
+        assert grammar.state.is_accepting()
+        assert backend().dispatch_json(schema).artifact.options["key_order"] == "schema"
+        with pytest.raises(ValueError):
+            integ.register(key_order="sorted")
+    finally:
+        integ.register()
+
+
 def test_reasoning_parser_is_refused() -> None:
     with pytest.raises(ValueError, match="reasoning"):
         integ.init_backend(SimpleNamespace(reasoning_parser="deepseek-r1"), tok(), PADDED, None)

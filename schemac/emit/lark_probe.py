@@ -5,8 +5,12 @@ holds more than 2,000 items ("Current row has N items; max is 2000"), which a wi
 of branches (every one of them alive at the opening `{`) reaches on the first byte. The request
 then fails at its first mask: never an invalid answer, but the promise is that what cannot be
 enforced is rejected before generation. So the first two rows are parsed at compile time, for
-every opening byte, on grammars large enough to hold that many items. It is a probe, not a
-proof: a row deeper in an answer may still pass the limit (`grammar-too-complex` at run time).
+every opening byte, on grammars large enough to hold that many items, and then two walks of
+`_STEPS` bytes go down the grammar into nested values (a byte tokenizer; at each step the first
+allowed byte of a fixed preference: strings closed at once, objects and arrays entered, one walk
+adding entries, the other closing them), since a product of branches under a property or a
+later item explodes only when the answer gets there. It is a probe, not a proof: a row an answer
+reaches otherwise may still pass the limit (`grammar-too-complex` at run time).
 """
 from __future__ import annotations
 
@@ -18,19 +22,23 @@ from schemac.native import on_big_stack
 PROBE_FROM = 32_000
 #: At most this many opening bytes are followed (a value opens with one of `{["-0..9tfn`).
 _OPENERS = 16
+#: Bytes each walk takes; its preferred bytes, taken first when allowed, and its last resorts,
+#: taken only when nothing else is (between them: the lowest allowed byte).
+_STEPS = 256
+_WALKS = ((b'"{[0tfn-,:', b"}]"), (b'"}]{[0tfn-:', b","))
 
 
 def parser_limit(grammar: str) -> str | None:
-    """llguidance's error for the first two rows of `grammar` (llguidance grammar JSON), or
+    """llguidance's error on the rows of `grammar` (llguidance grammar JSON) the probe parses, or
     None; grammars under `PROBE_FROM` bytes are not probed. Building a matcher also compiles the
     `%json` parts those rows reach, so an embedding that accepts nothing shows here too ("Unsatisfiable
     schema"), where the grammar check let it pass."""
     if len(grammar) < PROBE_FROM:
         return None
-    return on_big_stack(_first_rows, grammar)
+    return on_big_stack(_probe, grammar)
 
 
-def _first_rows(grammar: str) -> str | None:
+def _probe(grammar: str) -> str | None:
     import llguidance
 
     from schemac.emit.lark_strings import byte_tokenizer
@@ -39,13 +47,35 @@ def _first_rows(grammar: str) -> str | None:
     mask = matcher.compute_bitmask()
     if matcher.is_error():
         return _reason(matcher)
-    opening = [b for b in range(256) if mask[b // 8] >> (b % 8) & 1][:_OPENERS]
-    for byte in opening:
+    for byte in _allowed(mask)[:_OPENERS]:
         fork = matcher.deep_copy()
         fork.consume_token(byte)
         fork.compute_bitmask()
         if fork.is_error():
             return _reason(fork)
+    for preferred, last in _WALKS:
+        found = _walk(matcher.deep_copy(), preferred, last)
+        if found is not None:
+            return found
+    return None
+
+
+def _allowed(mask: bytes) -> list[int]:
+    return [b for b in range(256) if mask[b // 8] >> (b % 8) & 1]
+
+
+def _walk(matcher: object, preferred: bytes, last: bytes) -> str | None:
+    """Walk `_STEPS` bytes into the grammar by a fixed preference; llguidance's error on the way."""
+    for _ in range(_STEPS):
+        allowed = _allowed(matcher.compute_bitmask())  # type: ignore[attr-defined]
+        if matcher.is_error():  # type: ignore[attr-defined]
+            return _reason(matcher)
+        if not allowed:
+            return None
+        rest = [b for b in allowed if b not in last] or allowed
+        matcher.consume_token(next((b for b in preferred if b in allowed), rest[0]))  # type: ignore[attr-defined]
+        if matcher.is_error():  # type: ignore[attr-defined]
+            return _reason(matcher)
     return None
 
 

@@ -21,6 +21,7 @@ tokenizer's own vocabulary (a padded LM head) are forbidden in schemac rows.
 from __future__ import annotations
 
 import logging
+from functools import partial
 from typing import TYPE_CHECKING, Any, Sequence
 
 from sglang.srt.constrained.base_grammar_backend import (
@@ -42,12 +43,18 @@ logger = logging.getLogger(__name__)
 NAME = "schemac"
 
 
-def register(name: str = NAME) -> None:
-    """Make `--grammar-backend NAME` build a `SchemacGrammarBackend`."""
-    register_grammar_backend(name, init_backend)
+def register(name: str = NAME, **compile_options: Any) -> None:
+    """Make `--grammar-backend NAME` build a `SchemacGrammarBackend`. `compile_options` go to
+    every compile (`key_order`, `upgrade_drafts`, `strict_formats`: `schemac.compile`'s own);
+    SGLang's server arguments have no place for them, so they are bound here."""
+    from schemac.pipeline import compile_schema
+
+    compile_schema({}, use_cache=False, **compile_options)  # a bad option fails here, not per request
+    register_grammar_backend(name, partial(init_backend, **compile_options) if compile_options else init_backend)
 
 
-def init_backend(server_args: Any, tokenizer: Any, vocab_size: int, eos_token_ids: Any = None) -> "SchemacGrammarBackend":
+def init_backend(server_args: Any, tokenizer: Any, vocab_size: int, eos_token_ids: Any = None,
+                 **compile_options: Any) -> "SchemacGrammarBackend":
     """SGLang's init_func signature: (server_args, tokenizer, vocab_size, eos_token_ids)."""
     if getattr(server_args, "reasoning_parser", None):
         raise ValueError(
@@ -58,6 +65,7 @@ def init_backend(server_args: Any, tokenizer: Any, vocab_size: int, eos_token_id
         tokenizer, vocab_size, eos_token_ids,
         any_whitespace=not getattr(server_args, "constrained_json_disable_any_whitespace", False),
         whitespace_pattern=getattr(server_args, "constrained_json_whitespace_pattern", None),
+        compile_options=compile_options,
     )
 
 
@@ -65,7 +73,8 @@ class SchemacGrammarBackend(BaseGrammarBackend):
     """JSON schemas through schemac; every other request kind through SGLang's llguidance backend."""
 
     def __init__(self, tokenizer: Any, vocab_size: int, eos_token_ids: Any = None, *,
-                 any_whitespace: bool = True, whitespace_pattern: str | None = None) -> None:
+                 any_whitespace: bool = True, whitespace_pattern: str | None = None,
+                 compile_options: dict[str, Any] | None = None) -> None:
         super().__init__()
         from sglang.srt.constrained.llguidance_backend import GuidanceBackend
 
@@ -74,6 +83,7 @@ class SchemacGrammarBackend(BaseGrammarBackend):
         eos = sorted(eos_token_ids) if eos_token_ids is not None else []
         self.engine: Engine = Engine.from_hf(tokenizer, lm_head_size=vocab_size, stop_token_ids=eos)
         self.vocab_size = vocab_size
+        self.compile_options = dict(compile_options or {})
         self.fallback = GuidanceBackend(tokenizer, any_whitespace=any_whitespace,
                                         whitespace_pattern=whitespace_pattern, n_vocab=vocab_size,
                                         eos_token_ids=eos_token_ids)
@@ -84,7 +94,7 @@ class SchemacGrammarBackend(BaseGrammarBackend):
         from schemac.pipeline import compile_schema
 
         try:
-            artifact = compile_schema(key_string)
+            artifact = compile_schema(key_string, **self.compile_options)
         except CompileError as exc:
             errors = [d for d in exc.diagnostics if d.severity.value == "error"] or exc.diagnostics
             message = "; ".join(f"{d.code} at {d.pointer or '/'}: {d.message}" for d in errors)
