@@ -368,6 +368,8 @@ class _Resolver:
                 if key in _REF_KEYWORDS:
                     target = self.resolve_dynamic(p, key, self.target(p, key, value, b), st)
                     sub_state = self.def_state(target, st)
+                    if not refs:
+                        out["$ref"] = None  # the written place: allOf merges (property order) read it
                     refs.append(DEF_PREFIX + self.name(target, sub_state))
                     pending.append((target, sub_state))
                     continue

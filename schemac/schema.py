@@ -6,7 +6,7 @@ keyword's shape is defined once.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Union
+from typing import Any, Callable, Iterator, Union
 
 Schema = Union[dict[str, Any], bool]
 
@@ -72,6 +72,27 @@ def iter_subschemas(node: dict[str, Any]) -> Iterator[tuple[tuple[str | int, ...
             for key, sub in value.items():
                 if isinstance(sub, (dict, bool)):
                     yield (kw, key), sub
+
+
+def some_subschema(node: Schema, test: Callable[[dict[str, Any]], bool]) -> bool:
+    """Whether `test` holds for `node` or a schema object below it: the cheap walk a stage pays
+    before deciding it has work (no pointers, no paths, any order)."""
+    stack: list[Any] = [node]
+    while stack:
+        item = stack.pop()
+        if not isinstance(item, dict):
+            continue
+        if test(item):
+            return True
+        for kw, value in item.items():
+            shape = SUBSCHEMA_KEYWORDS.get(kw)
+            if shape == "one":
+                stack.append(value)
+            elif shape == "list" and isinstance(value, list):
+                stack.extend(value)
+            elif shape == "map" and isinstance(value, dict):
+                stack.extend(value.values())
+    return False
 
 
 @dataclass

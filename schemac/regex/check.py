@@ -6,8 +6,9 @@ from typing import Iterator
 from schemac.budget import Budget
 from schemac.diagnostics import Diagnostic, reject
 from schemac.regex.engine import compile_re2, translate
+from schemac.regex.lookahead import lookahead_error
 from schemac.regex.syntax import MAX_PATTERN_CHARS, PatternError
-from schemac.schema import SUBSCHEMA_KEYWORDS, Bundle, Schema, child_pointer, iter_subschemas
+from schemac.schema import Bundle, Schema, child_pointer, iter_subschemas, some_subschema
 
 
 def _patterns(node: Schema, pointer: str) -> Iterator[tuple[str, str]]:
@@ -29,28 +30,8 @@ def _patterns(node: Schema, pointer: str) -> Iterator[tuple[str, str]]:
 
 def _has_patterns(node: Schema) -> bool:
     """Whether `_patterns` would yield anything: the same positions, no pointers, any order."""
-    stack: list[Schema] = [node]
-    shapes = SUBSCHEMA_KEYWORDS
-    while stack:
-        item = stack.pop()
-        if not isinstance(item, dict):
-            continue
-        if isinstance(item.get("pattern"), str):
-            return True
-        props = item.get("patternProperties")
-        if isinstance(props, dict) and props:
-            return True
-        for kw, value in item.items():
-            shape = shapes.get(kw)
-            if shape == "one":
-                if isinstance(value, (dict, bool)):
-                    stack.append(value)
-            elif shape == "list":
-                if isinstance(value, list):
-                    stack.extend(value)
-            elif shape == "map" and isinstance(value, dict):
-                stack.extend(value.values())
-    return False
+    return some_subschema(node, lambda item: isinstance(item.get("pattern"), str)
+                          or (isinstance(item.get("patternProperties"), dict) and bool(item["patternProperties"])))
 
 
 def _llguidance_error(patterns: list[str]) -> str:
@@ -101,6 +82,7 @@ def check_patterns(root: Schema | Bundle, budget: Budget) -> None:
                 compile_re2(pattern)
                 translate(pattern)
             except PatternError as exc:
+                exc = lookahead_error(pattern) or exc
                 raise reject(exc.code, ptr, str(exc), hint="rewrite the pattern in the RE2-compatible subset of ECMA-262") from None
             found.add(pattern)
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from schemac.regex.parse import _Translator
 from schemac.regex.syntax import MAX_PATTERN_CHARS, PatternError
-from schemac.schema import SUBSCHEMA_KEYWORDS, Bundle, Schema, iter_subschemas
+from schemac.schema import Bundle, Schema, iter_subschemas, some_subschema
 
 _LEADS = ("^(?=", "^(?!")
 
@@ -46,6 +46,19 @@ def split_lookaheads(pattern: str) -> tuple[str, list[tuple[bool, str]]] | None:
     return pattern[parser.lead:], [(positive, pattern[a:b]) for positive, a, b in parser.lookaheads]
 
 
+def lookahead_error(pattern: str) -> PatternError | None:
+    """What the ECMA parser refuses in a pattern that opens with a look-ahead, reading the
+    leading look-aheads as this module does: the pattern's real fault (an unclosed class, a
+    repetition past the bound) rather than the look-ahead the plain parser stops at."""
+    if not pattern.startswith(_LEADS):
+        return None
+    try:
+        _Translator(pattern, lookaheads=True).parse()
+    except PatternError as exc:
+        return exc
+    return None
+
+
 def _anchored(body: str) -> str:
     """`^(?:body)`, without the group when `body` holds no `|` (simple negations stay simple)."""
     return "^" + body if "|" not in body else "^(?:" + body + ")"
@@ -58,6 +71,11 @@ def lookahead_members(pattern: str) -> tuple[str, list[Schema]] | None:
     if split is None:
         return None
     rest, parts = split
+    if not rest and any(positive for positive, _ in parts):
+        # `^(?=A)…` with nothing after: `^A` itself is the plain pattern (a vacuous `^` beside it
+        # would leave llguidance an intersection it may fail to decide)
+        first = next(i for i, (positive, _) in enumerate(parts) if positive)
+        rest, parts = parts[first][1], parts[:first] + parts[first + 1:]
     members: list[Schema] = [
         {"pattern": _anchored(body)} if positive else {"not": {"type": "string", "pattern": _anchored(body)}}
         for positive, body in parts
@@ -81,25 +99,8 @@ def lookahead_member(node: Any, tokens: list[str]) -> bool:
 
 def _has_leads(node: Schema) -> bool:
     """Whether some `pattern` under `node` opens with a look-ahead: the cheap walk every compile
-    with patterns pays (no pointers, no generators), as `check._has_patterns` does."""
-    stack: list[Schema] = [node]
-    shapes = SUBSCHEMA_KEYWORDS
-    while stack:
-        item = stack.pop()
-        if not isinstance(item, dict):
-            continue
-        pattern = item.get("pattern")
-        if isinstance(pattern, str) and pattern.startswith(_LEADS):
-            return True
-        for kw, value in item.items():
-            shape = shapes.get(kw)
-            if shape == "one":
-                stack.append(value)
-            elif shape == "list" and isinstance(value, list):
-                stack.extend(value)
-            elif shape == "map" and isinstance(value, dict):
-                stack.extend(value.values())
-    return False
+    with patterns pays, as `check._has_patterns` does."""
+    return some_subschema(node, lambda item: isinstance(item.get("pattern"), str) and item["pattern"].startswith(_LEADS))
 
 
 def _rewrite(node: Schema) -> Schema:
@@ -144,8 +145,9 @@ def _rewrite(node: Schema) -> Schema:
             here[token] = copy(child)
             here, original = here[token], child
         here["pattern"] = plain
-        here["allOf"] = copy(item["allOf"]) if "allOf" in item else []  # the copy a deeper path may use
-        here["allOf"].extend(members)
+        if "allOf" in item or members:
+            here["allOf"] = copy(item["allOf"]) if "allOf" in item else []  # the copy a deeper path may use
+            here["allOf"].extend(members)
     return top
 
 
