@@ -36,6 +36,7 @@ import schemac
 import schemac.validate
 import grammar_harness as harness
 from ecma_oracle import node_available, node_verdicts, strings
+from test_emit_property_order import _placed_one_by_one
 from schemac.diagnostics import CompileError
 from schemac.validate import FinalValidator
 
@@ -452,19 +453,6 @@ def test_random_merged_objects_sound_in_every_order(key_order: str, seeds: range
             raise AssertionError(f"seed {seed}: {json.dumps(schema)}") from exc
 
 
-def _placed(first: list[str], second: list[str]) -> list[str]:
-    """The insertion rule README states, applied literally (independent of `interleave`): a key
-    only `second` lists goes after the last key it follows there, else before the first it
-    precedes there, else after the others."""
-    out = list(first)
-    for i, key in enumerate(second):
-        if key not in out:
-            low = max((out.index(k) + 1 for k in second[:i] if k in out), default=0)
-            high = min((out.index(k) for k in second[i + 1:] if k in out), default=len(out))
-            out.insert(max(low, high), key)
-    return out
-
-
 def _alternatives(node: dict[str, Any], defs: dict[str, Any]) -> list[tuple[list[dict[str, Any]], list[Any]]]:
     """(properties maps in written order, the alternative's other constraints) for every branch
     combination of `node` (allOf and `$ref` flattened, each anyOf branch in the keyword's place)."""
@@ -511,7 +499,7 @@ def test_valid_objects_admitted_in_the_interleaved_order() -> None:
         for maps, extra in _alternatives(node, defs):
             order: list[str] = []
             for props in maps:
-                order = _placed(order, list(props))
+                order = _placed_one_by_one(order, list(props))
             alts.append((order, jsonschema.Draft202012Validator({"allOf": [{"properties": p} for p in maps] + extra})))
         listed = sorted({k for order, _ in alts for k in order})
         for n in range(min(4, len(listed)) + 1):
