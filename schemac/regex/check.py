@@ -1,7 +1,7 @@
 """Front-end check of every pattern in a schema, and locating llguidance's refusals."""
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Any, Iterator
 
 from schemac.budget import Budget
 from schemac.diagnostics import Diagnostic, reject
@@ -51,6 +51,46 @@ def _llguidance_rejects(pattern: str) -> str:
     return "" if "Unsatisfiable" in message else message  # empty language: valid, just matches nothing
 
 
+def _llguidance_rejects_together(patterns: list[str]) -> str:
+    """llguidance's complaint about one string matching all of `patterns` (their intersection,
+    which its regex engine may fail to decide), or ""."""
+    import llguidance
+
+    schema = {"type": "string", "allOf": [{"pattern": p} for p in patterns]}
+    try:
+        message = llguidance.LLMatcher.validate_grammar(llguidance.LLMatcher.grammar_from_json_schema(schema)) or ""
+    except Exception as exc:  # llguidance raises ValueError/RuntimeError on malformed input
+        message = str(exc) or type(exc).__name__
+    return "" if "Unsatisfiable" in message else message
+
+
+def _together(node: Schema, pointer: str) -> Iterator[tuple[list[str], str]]:
+    """(patterns, pointer of the first) for every schema object under `node` whose own `pattern`
+    and its `allOf` members' (through nested `allOf`) bind one string together, two or more."""
+    for item, ptr in _objects(node, pointer):
+        found: list[tuple[str, str]] = []
+        stack = [(item, ptr)]
+        while stack:
+            part, here = stack.pop()
+            if isinstance(part.get("pattern"), str):
+                found.append((part["pattern"], child_pointer(here, "pattern")))
+            members = part.get("allOf")
+            if isinstance(members, list):
+                stack.extend((m, child_pointer(here, "allOf", i)) for i, m in reversed(list(enumerate(members)))
+                             if isinstance(m, dict))
+        if len(found) > 1:
+            yield [p for p, _ in found], found[0][1]
+
+
+def _objects(node: Schema, pointer: str) -> Iterator[tuple[dict[str, Any], str]]:
+    stack: list[tuple[Schema, str]] = [(node, pointer)]
+    while stack:
+        item, ptr = stack.pop()
+        if isinstance(item, dict):
+            yield item, ptr
+            stack.extend((sub, child_pointer(ptr, *path)) for path, sub in iter_subschemas(item))
+
+
 def _roots(root: Schema | Bundle) -> list[tuple[Schema, str]]:
     """(schema, pointer of its origin) for a schema, or for a bundle's root and definitions."""
     if isinstance(root, Bundle):
@@ -89,20 +129,34 @@ def check_patterns(root: Schema | Bundle, budget: Budget) -> None:
 
 def llguidance_pattern_errors(root: Schema | Bundle, budget: Budget | None = None) -> list[Diagnostic]:
     """`unsupported-regex` for each pattern (already past `check_patterns`) that llguidance's regex
-    engine refuses, at its pointer; empty when it takes them all. Run after a failed grammar check.
+    engine refuses, at its pointer; else `grammar-error` at the first place where patterns it takes
+    one by one bind one string together and it refuses their intersection (an `allOf` of
+    patterns, a look-ahead pattern's parts); empty when neither. Run after a failed grammar check.
     Given the compile's `budget`, locating stops (with what it found) once the deadline has passed:
-    each pattern costs one uninterruptible llguidance check."""
+    each check is one uninterruptible llguidance call."""
     found: dict[str, str] = {}
     for node, pointer in _roots(root):
         for pattern, ptr in _patterns(node, pointer):
             found.setdefault(pattern, ptr)
-    if not found or not _llguidance_error([translate(p) for p in found]):
+    if not found:
         return []
     errors: list[Diagnostic] = []
-    for pattern, ptr in found.items():
-        if budget is not None and budget.expired():
-            break
-        message = _llguidance_rejects(translate(pattern))
-        if message:
-            errors.extend(reject("unsupported-regex", ptr, f"llguidance rejects the pattern: {message.strip()}").diagnostics)
-    return errors
+    if _llguidance_error([translate(p) for p in found]):
+        for pattern, ptr in found.items():
+            if budget is not None and budget.expired():
+                break
+            message = _llguidance_rejects(translate(pattern))
+            if message:
+                errors.extend(reject("unsupported-regex", ptr, f"llguidance rejects the pattern: {message.strip()}").diagnostics)
+    if errors:
+        return errors
+    for node, pointer in _roots(root):  # each alone is fine: look for patterns that bind one string together
+        for patterns, ptr in _together(node, pointer):
+            if budget is not None and budget.expired():
+                return []
+            message = _llguidance_rejects_together([translate(p) for p in patterns])
+            if message:
+                return reject("grammar-error", ptr, f"llguidance cannot take these {len(patterns)} patterns on one "
+                              f"string together: {message.strip().splitlines()[0][:300]}",
+                              hint="simplify or merge the patterns that apply here").diagnostics
+    return []
