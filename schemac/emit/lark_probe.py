@@ -14,6 +14,8 @@ reaches otherwise may still pass the limit (`grammar-too-complex` at run time).
 """
 from __future__ import annotations
 
+from typing import Any
+
 from schemac.native import on_big_stack
 
 #: Grammars shorter than this (bytes of grammar JSON) are not probed: the rows past the limit seen
@@ -64,17 +66,17 @@ def _allowed(mask: bytes) -> list[int]:
     return [b for b in range(256) if mask[b // 8] >> (b % 8) & 1]
 
 
-def _walk(matcher: object, preferred: bytes, last: bytes) -> str | None:
+def _walk(matcher: Any, preferred: bytes, last: bytes) -> str | None:
     """Walk `_STEPS` bytes into the grammar by a fixed preference; llguidance's error on the way."""
     for _ in range(_STEPS):
-        allowed = _allowed(matcher.compute_bitmask())  # type: ignore[attr-defined]
-        if matcher.is_error():  # type: ignore[attr-defined]
+        allowed = _allowed(matcher.compute_bitmask())
+        if matcher.is_error():
             return _reason(matcher)
         if not allowed:
             return None
         rest = [b for b in allowed if b not in last] or allowed
-        matcher.consume_token(next((b for b in preferred if b in allowed), rest[0]))  # type: ignore[attr-defined]
-        if matcher.is_error():  # type: ignore[attr-defined]
+        matcher.consume_token(next((b for b in preferred if b in allowed), rest[0]))
+        if matcher.is_error():
             return _reason(matcher)
     return None
 
