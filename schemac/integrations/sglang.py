@@ -47,9 +47,10 @@ def register(name: str = NAME, **compile_options: Any) -> None:
     """Make `--grammar-backend NAME` build a `SchemacGrammarBackend`. `compile_options` go to
     every compile (`key_order`, `upgrade_drafts`, `strict_formats`: `schemac.compile`'s own);
     SGLang's server arguments have no place for them, so they are bound here."""
-    from schemac.pipeline import compile_schema
+    if compile_options:
+        from schemac.pipeline import compile_schema
 
-    compile_schema({}, use_cache=False, **compile_options)  # a bad option fails here, not per request
+        compile_schema({}, use_cache=False, **compile_options)  # a bad option fails here, not per request
     register_grammar_backend(name, partial(init_backend, **compile_options) if compile_options else init_backend)
 
 

@@ -13,11 +13,7 @@ from schemac.schema import Bundle, Schema, child_pointer, iter_subschemas, some_
 
 def _patterns(node: Schema, pointer: str) -> Iterator[tuple[str, str]]:
     """(pattern, pointer) for every pattern in the tree under `node`; iterative."""
-    stack: list[tuple[Schema, str]] = [(node, pointer)]
-    while stack:
-        item, ptr = stack.pop()
-        if not isinstance(item, dict):
-            continue
+    for item, ptr in _objects(node, pointer):
         pat = item.get("pattern")
         if isinstance(pat, str):
             yield pat, child_pointer(ptr, "pattern")
@@ -25,7 +21,16 @@ def _patterns(node: Schema, pointer: str) -> Iterator[tuple[str, str]]:
         if isinstance(props, dict):
             for key in props:
                 yield key, child_pointer(ptr, "patternProperties", key)
-        stack.extend((sub, child_pointer(ptr, *path)) for path, sub in iter_subschemas(item))
+
+
+def _objects(node: Schema, pointer: str) -> Iterator[tuple[dict[str, Any], str]]:
+    """(schema object, pointer) for every schema object under `node`, `node` included."""
+    stack: list[tuple[Schema, str]] = [(node, pointer)]
+    while stack:
+        item, ptr = stack.pop()
+        if isinstance(item, dict):
+            yield item, ptr
+            stack.extend((sub, child_pointer(ptr, *path)) for path, sub in iter_subschemas(item))
 
 
 def _has_patterns(node: Schema) -> bool:
@@ -34,34 +39,33 @@ def _has_patterns(node: Schema) -> bool:
                           or (isinstance(item.get("patternProperties"), dict) and bool(item["patternProperties"])))
 
 
-def _llguidance_error(patterns: list[str]) -> str:
-    """llguidance's complaint about `patterns` (all checked in one grammar), or ""."""
+def _llguidance_complaint(schema: dict[str, Any]) -> str:
+    """llguidance's complaint about compiling `schema`, or ""."""
     import llguidance
 
-    schema = {"type": "array", "prefixItems": [{"type": "string", "pattern": p} for p in patterns]}
     try:
-        grammar = llguidance.LLMatcher.grammar_from_json_schema(schema)
-        return llguidance.LLMatcher.validate_grammar(grammar) or ""
+        return llguidance.LLMatcher.validate_grammar(llguidance.LLMatcher.grammar_from_json_schema(schema)) or ""
     except Exception as exc:  # llguidance raises ValueError/RuntimeError on malformed input
         return str(exc) or type(exc).__name__
 
 
-def _llguidance_rejects(pattern: str) -> str:
-    message = _llguidance_error([pattern])
+def _llguidance_error(patterns: list[str]) -> str:
+    """llguidance's complaint about `patterns` (all checked in one grammar), or ""."""
+    return _llguidance_complaint({"type": "array", "prefixItems": [{"type": "string", "pattern": p} for p in patterns]})
+
+
+def _refusal(message: str) -> str:
     return "" if "Unsatisfiable" in message else message  # empty language: valid, just matches nothing
+
+
+def _llguidance_rejects(pattern: str) -> str:
+    return _refusal(_llguidance_error([pattern]))
 
 
 def _llguidance_rejects_together(patterns: list[str]) -> str:
     """llguidance's complaint about one string matching all of `patterns` (their intersection,
     which its regex engine may fail to decide), or ""."""
-    import llguidance
-
-    schema = {"type": "string", "allOf": [{"pattern": p} for p in patterns]}
-    try:
-        message = llguidance.LLMatcher.validate_grammar(llguidance.LLMatcher.grammar_from_json_schema(schema)) or ""
-    except Exception as exc:  # llguidance raises ValueError/RuntimeError on malformed input
-        message = str(exc) or type(exc).__name__
-    return "" if "Unsatisfiable" in message else message
+    return _refusal(_llguidance_complaint({"type": "string", "allOf": [{"pattern": p} for p in patterns]}))
 
 
 def _together(node: Schema, pointer: str) -> Iterator[tuple[list[str], str]]:
@@ -80,15 +84,6 @@ def _together(node: Schema, pointer: str) -> Iterator[tuple[list[str], str]]:
                              if isinstance(m, dict))
         if len(found) > 1:
             yield [p for p, _ in found], found[0][1]
-
-
-def _objects(node: Schema, pointer: str) -> Iterator[tuple[dict[str, Any], str]]:
-    stack: list[tuple[Schema, str]] = [(node, pointer)]
-    while stack:
-        item, ptr = stack.pop()
-        if isinstance(item, dict):
-            yield item, ptr
-            stack.extend((sub, child_pointer(ptr, *path)) for path, sub in iter_subschemas(item))
 
 
 def _roots(root: Schema | Bundle) -> list[tuple[Schema, str]]:

@@ -30,18 +30,24 @@ from schemac.schema import Bundle, Schema, iter_subschemas, some_subschema
 _LEADS = ("^(?=", "^(?!")
 
 
+def _parsed(pattern: str) -> _Translator | PatternError:
+    """`pattern` read by the ECMA parser with its leading look-aheads allowed, or its refusal."""
+    parser = _Translator(pattern, lookaheads=True)
+    try:
+        parser.parse()
+    except PatternError as exc:
+        return exc
+    return parser
+
+
 def split_lookaheads(pattern: str) -> tuple[str, list[tuple[bool, str]]] | None:
     """(rest R, [(positive, body), ...]) for `^(?=A)…(?!B)…R` with no other look-around and no
     top-level `|` (which would bind `^` to the first alternative only); None for any other pattern,
     and for one the ECMA parser refuses for another reason (the ordinary check reports it)."""
     if not pattern.startswith(_LEADS) or len(pattern) > MAX_PATTERN_CHARS:
         return None
-    parser = _Translator(pattern, lookaheads=True)
-    try:
-        parser.parse()
-    except PatternError:
-        return None
-    if parser.top_alternation:
+    parser = _parsed(pattern)
+    if isinstance(parser, PatternError) or parser.top_alternation:
         return None
     return pattern[parser.lead:], [(positive, pattern[a:b]) for positive, a, b in parser.lookaheads]
 
@@ -52,11 +58,8 @@ def lookahead_error(pattern: str) -> PatternError | None:
     repetition past the bound) rather than the look-ahead the plain parser stops at."""
     if not pattern.startswith(_LEADS):
         return None
-    try:
-        _Translator(pattern, lookaheads=True).parse()
-    except PatternError as exc:
-        return exc
-    return None
+    parsed = _parsed(pattern)
+    return parsed if isinstance(parsed, PatternError) else None
 
 
 def _anchored(body: str) -> str:
