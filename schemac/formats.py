@@ -2,25 +2,23 @@
 
 Known formats are assertions: the final validator checks them (`schemac.validate.FORMAT_CHECKS`)
 and the grammar must accept exactly the same strings. llguidance 1.9.1's own format regexes do
-not always agree with those checks (and it has none for the URI-reference, IRI, JSON Pointer and
-URI Template families), so each format is handled by what makes the two equal:
-
-* `duration`, `ipv4`, `uuid`: llguidance's regex is the RFC grammar the validator checks; kept.
-* `hostname`: llguidance checks the labels but not the 253-octet total; `maxLength: 253` is added
-  (host names are ASCII, so characters are octets).
-* `date`, `time`, `date-time`: llguidance allows Feb 29 in every year and second 60 at any time;
-  `email`, `ipv6`, `uri`: llguidance lacks quoted local parts, IPv6 address literals and IPv6
-  with an embedded IPv4 tail; `uri-reference`, `iri`, `iri-reference` (RFC 3986/3987),
-  `json-pointer` (RFC 6901), `relative-json-pointer` and `uri-template` (RFC 6570 level 4) are
-  regular languages llguidance does not know. For these, exact ECMA-262 patterns are added next
-  to `format` (`FORMAT_PATTERNS`; their intersection is the format), and the lowering pass
-  `schemac.lower.format_patterns` drops the `format` that they make redundant, so llguidance
-  never applies its own regex. Final validation sees both: the validator's check and the
-  patterns, which accept the same strings, so the schema it reads means what the user wrote.
+not always agree with those checks (Feb 29 in every year and second 60 at any time for `date`,
+`time`, `date-time`; no 253-octet total for `hostname`; no quoted email local parts, IPv6
+address literals or IPv6 with an embedded IPv4 tail for `email`, `ipv6`, `uri`), and it has none
+for `uri-reference`, `iri`, `iri-reference` (RFC 3986/3987), `json-pointer` (RFC 6901),
+`relative-json-pointer` and `uri-template` (RFC 6570 level 4). So every enforced format has an
+exact ECMA-262 form here (`FORMAT_PATTERNS`: their intersection is the format), and the lowering
+pass `schemac.lower.format_patterns` puts it in the place of `format`, so llguidance never
+applies a regex of its own. That also holds for `duration`, `ipv4` and `uuid`, where
+llguidance's regex is the validator's grammar: as patterns their complements are exact
+(`not`, `oneOf`, `if` negate a pattern, never a `format`) and they can meet a negated pattern
+in one string terminal. Final validation sees both: the validator's check and the patterns,
+which accept the same strings, so the schema it reads means what the user wrote.
 
 Leap seconds tie the local time to the offset (23:59:60 UTC); one regex for that needs a branch
 per local minute, so it is split into two patterns, one tying the hours and one the minutes,
 whose intersection (llguidance and the validator both intersect `allOf` patterns) is exact.
+A host name's 253-octet total is a second pattern beside its labels' in the same way.
 
 An unknown format has no validation meaning in 2020-12, so dropping it is exact, but the user may
 have relied on it, hence the warning (an error under strict formats). That includes the formats
@@ -160,8 +158,19 @@ def _times(date: str, loose_date: str) -> tuple[tuple[str, ...], ...]:
     )
 
 
-#: Exact ECMA-262 forms of the formats whose llguidance regex differs from the validator: a
-#: string has the format iff, for some alternative, it matches every pattern of that alternative.
+# RFC 9562 string form, any case; RFC 3339 Appendix A duration (the validator's, letters upper case)
+_UUID = f"{_HEX}{{8}}-{_HEX}{{4}}-{_HEX}{{4}}-{_HEX}{{4}}-{_HEX}{{12}}"
+_DURATION_TIME = "T(?:[0-9]+H(?:[0-9]+M(?:[0-9]+S)?)?|[0-9]+M(?:[0-9]+S)?|[0-9]+S)"
+_DURATION = (
+    f"P(?:(?:[0-9]+D|[0-9]+M(?:[0-9]+D)?|[0-9]+Y(?:[0-9]+M(?:[0-9]+D)?)?)(?:{_DURATION_TIME})?"
+    f"|{_DURATION_TIME}|[0-9]+W)"
+)
+#: RFC 1123 §2.1 / RFC 1035 §2.3.4: LDH labels of 1-63 octets, at most 253 octets in all.
+HOSTNAME_MAX_LENGTH = 253
+_HOST_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?"
+
+#: Exact ECMA-262 forms of the enforced formats: a string has the format iff, for some
+#: alternative, it matches every pattern of that alternative.
 FORMAT_PATTERNS: dict[str, tuple[tuple[str, ...], ...]] = {
     "date": ((f"^{_DATE}$",),),
     "time": _times("", ""),
@@ -175,10 +184,12 @@ FORMAT_PATTERNS: dict[str, tuple[tuple[str, ...], ...]] = {
     "json-pointer": ((f"^{_JSON_POINTER}$",),),
     "relative-json-pointer": ((f"^{_NON_NEGATIVE}(?:#|(?:[+-]{_NON_NEGATIVE})?{_JSON_POINTER})$",),),
     "uri-template": ((f"^{_URI_TEMPLATE}$",),),
+    "duration": ((f"^{_DURATION}$",),),
+    "ipv4": ((f"^{_IPV4}$",),),
+    "uuid": ((f"^{_UUID}$",),),
+    # host names are ASCII, so characters are octets
+    "hostname": ((rf"^{_HOST_LABEL}(?:\.{_HOST_LABEL})*$", f"^[\\s\\S]{{0,{HOSTNAME_MAX_LENGTH}}}$"),),
 }
-
-#: RFC 1123 §2.1 / RFC 1035 §2.3.4: at most 253 octets in all (llguidance bounds only labels).
-HOSTNAME_MAX_LENGTH = 253
 
 
 def _intersection(patterns: tuple[str, ...]) -> dict[str, Any]:

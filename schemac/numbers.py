@@ -6,7 +6,9 @@ tests/test_deviation_numbers.py). So every comparison schemac makes reads a lite
 `exact`, and the grammar's number lexemes come from `number_regex` (a regex) or `number_rules`
 (Lark rules, for steps whose regex is too long), both written from one automaton over the
 decimal digits of the spelling (bounds, `multipleOf`, and steps the number must NOT be a
-multiple of: the lowering's `NOT_MULTIPLE`), never from llguidance's numeric keywords.
+multiple of: the lowering's `NOT_MULTIPLE`), or for bounds alone from the bounds' digits
+(`schemac.numbers_bounds`: counted digit runs, so `maximum: 1e308` stays small), never from
+llguidance's numeric keywords.
 
 Value convention: an `int` is itself; a `float` stands for the decimal number its shortest repr
 spells (the loader keeps only floats for which that is the literal's own value); a `Decimal` is
@@ -38,6 +40,11 @@ MAX_REGEX_CHARS = 16384
 #: elimination is quadratic in the states, and no such regex stayed under `MAX_REGEX_CHARS`
 #: (two 32-digit bounds with fractions make 87 states; a residue mod 7 alone passes the chars)
 MAX_REGEX_STATES = 512
+#: the bounds' form past this is refused: its long forms are one alternative per zero of a bound
+#: like `exclusiveMinimum: 1e308`, whose derivatives (about 45,000 expressions along one
+#: 300-digit path) exhaust the expressions a long-lived llguidance lexer may build ("too many
+#: expressions constructed") where the same grammar reads many texts; 1.79769e308 takes 230 chars
+MAX_BOUNDS_CHARS = 4096
 #: bounds spelling more digits than this are refused up front: the range regex grows with the
 #: square of the digit count (about 7 KB at 20 digits)
 MAX_BOUND_DIGITS = 32
@@ -203,8 +210,10 @@ def number_regex(
 ) -> str | None:
     """A regex body (llguidance/RE2/ECMA syntax, no anchors, no lookaround) matching exactly the
     policy spellings of the numbers (integers when `integer`) that satisfy every given
-    constraint. None when no regex within `max_chars` (or `MAX_STATES` automaton states,
-    `MAX_BOUND_DIGITS` bound digits) expresses it, and `EMPTY` when no number satisfies them.
+    constraint. Bounds without a step are written from their digits (`schemac.numbers_bounds`,
+    within `MAX_BOUNDS_CHARS`), steps through the automaton. None when no regex within
+    `max_chars` (or `MAX_STATES` automaton states, `MAX_BOUND_DIGITS` bound digits beside a
+    step) expresses it, and `EMPTY` when no number satisfies them.
     Past the automaton's bounds, at most `MAX_LISTED` bounded multiples are listed one by one.
 
     Arguments are schema literals (int, float by the value convention, or Decimal);
@@ -215,6 +224,9 @@ def number_regex(
     from schemac.numbers_dfa import TooLarge
     from schemac.numbers_regex import dfa_regex
 
+    if multiple_of is None and not not_multiple_of and any(
+            b is not None for b in (minimum, maximum, exclusive_minimum, exclusive_maximum)):
+        return _bounds_only(integer, minimum, maximum, exclusive_minimum, exclusive_maximum, max_chars)
     try:
         dfa = _automaton(integer, minimum, maximum, exclusive_minimum, exclusive_maximum, multiple_of, not_multiple_of)
         if dfa is None:
@@ -226,6 +238,52 @@ def number_regex(
         bounds = _constraints(minimum, maximum, exclusive_minimum, exclusive_maximum)
         return _listed_regex(integer, bounds, multiple_of, not_multiple_of, max_chars)
     return EMPTY if regex is None else regex
+
+
+def _bounds_only(integer: bool, minimum: Any, maximum: Any, exclusive_minimum: Any, exclusive_maximum: Any,
+                 max_chars: int) -> str | None:
+    """`number_regex` with bounds and no step: written from the bounds' digits
+    (`schemac.numbers_bounds`), whose size follows their significant digits, not their magnitude."""
+    from schemac.numbers_bounds import bounds_regex
+
+    bounds = _constraints(minimum, maximum, exclusive_minimum, exclusive_maximum)
+    lower = next((b for b in bounds if b[1] in ("ge", "gt")), None)
+    upper = next((b for b in bounds if b[1] in ("le", "lt")), None)
+    regex = bounds_regex(lower, upper, integer)
+    if len(regex) > min(max_chars, MAX_BOUNDS_CHARS):
+        return None
+    return regex or EMPTY
+
+
+def split_regexes(*, integer: bool, minimum: Any = None, maximum: Any = None, exclusive_minimum: Any = None,
+                  exclusive_maximum: Any = None, multiple_of: Any = None,
+                  not_multiple_of: Sequence[Any] = ()) -> tuple[str, str] | str | None:
+    """For bounds with a `multiple_of` step (and no step to avoid) whose joint regex does not
+    exist: (the bounds' regex, the step's regex), whose intersection is the set, so the writer can
+    meet them as terminals; `EMPTY` when no multiple lies within the bounds; None otherwise.
+
+    Why: the joint automaton counts every integer digit of a bound (`maximum: 1e308` with
+    `multipleOf: 0.01` passes `MAX_BOUND_DIGITS`), each part alone stays small."""
+    bounds = _constraints(minimum, maximum, exclusive_minimum, exclusive_maximum)
+    if multiple_of is None or not_multiple_of or not bounds:
+        return None
+    step = fraction(multiple_of)
+    unit = Fraction(step.numerator) if integer else step  # the integer multiples of p/q: those of p
+    lows = [b for b in bounds if b[1] in ("ge", "gt")]
+    highs = [b for b in bounds if b[1] in ("le", "lt")]
+    if lows and highs:
+        (lo, lo_rel), (hi, hi_rel) = lows[0], highs[0]
+        first, last = math.ceil(lo / unit), math.floor(hi / unit)
+        first += lo_rel == "gt" and first * unit == lo
+        last -= hi_rel == "lt" and last * unit == hi
+        if first > last:
+            return EMPTY
+    ranged = number_regex(integer=integer, minimum=minimum, maximum=maximum, exclusive_minimum=exclusive_minimum,
+                          exclusive_maximum=exclusive_maximum)
+    stepped = number_regex(integer=integer, multiple_of=multiple_of)
+    if ranged is None or stepped is None:
+        return None
+    return ranged, stepped
 
 
 #: a bounded set of multiples with at most this many members may be written member by member

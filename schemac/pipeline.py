@@ -115,7 +115,7 @@ def lower_schema(schema: Schema, options: dict[str, Any], budget: Budget, sink: 
         census = document_census(upgraded, limits)
         keys = census.keys if census is not None else None
     document = legacy_dependencies(upgraded, keys)
-    bundle = _trivial_bundle(document, census, limits) or resolve(document, budget)
+    bundle = _trivial_bundle(document, census, limits) or resolve(document, budget, upgrade_drafts=options["upgrade_drafts"])
     if not _absent(keys, FORMAT_KEYS):
         bundle = apply_formats(bundle, options["strict_formats"], sink)
     if not _absent(keys, PATTERN_KEYS):

@@ -7,7 +7,10 @@ definition, also where it appears inline, so nothing is ever copied twice or inl
 stays linear and recursion stays recursion. URIs are joined with RFC 3986 rules (`urljoin`);
 fragment-only refs join onto the current base whatever its scheme (as `referencing` does).
 A URI outside the document is `remote-ref` and nothing is fetched (no resolver with retrieval is
-ever built); `$ref`s inside `const`/`enum`/unknown keywords are data and stay untouched.
+ever built), except the official metaschemas of the dialects schemac reads, which are embedded
+under the root's `$defs` in their own dialect and kept apart from the user's names
+(`schemac.metaschema_refs`). `$ref`s inside `const`/`enum`/unknown keywords are data and stay
+untouched.
 A location reached by a JSON Pointer is read as a schema wherever it lies (also inside a `const`
 value), as jsonschema and the spec do; a target that is not an object or boolean is refused.
 
@@ -22,10 +25,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import unquote, urldefrag, urljoin
+from urllib.parse import unquote, urldefrag
 
 from schemac.budget import Budget
 from schemac.diagnostics import CompileError, reject
+from schemac.metaschema_refs import Embedding, join_uri, outside, unescape_token, with_metaschemas
 from schemac.schema import DEF_PREFIX, SUBSCHEMA_KEYWORDS, Bundle, Schema, child_pointer
 
 #: base URI of a document that declares none (hierarchical, so relative `$id`s join onto it)
@@ -68,19 +72,11 @@ def _child(pointer: str, token: str | int) -> str:
     return pointer + "/" + token
 
 
-def _join(base: str, ref: str) -> str:
-    return base.split("#", 1)[0] + ref if ref.startswith("#") else urljoin(base, ref)
-
-
-def _unescape(token: str) -> str:
-    return token.replace("~1", "/").replace("~0", "~")
-
-
 def _def_name(pointer: str) -> str:
     """Readable name from a pointer: `/$defs/a/$defs/b` -> `a.b`, `` -> `root`."""
     if not pointer:
         return "root"
-    tokens = [_unescape(t) for t in pointer.split("/")[1:]]
+    tokens = [unescape_token(t) for t in pointer.split("/")[1:]]
     keep = [t for i, t in enumerate(tokens) if not (t in ("$defs", "definitions") and i + 1 < len(tokens))]
     return _UNSAFE_NAME.sub("_", ".".join(keep)) or "_"
 
@@ -106,8 +102,9 @@ class _Index:
 
 
 class _Resolver:
-    def __init__(self, schema: Schema, budget: Budget, base_uri: str) -> None:
+    def __init__(self, schema: Schema, budget: Budget, base_uri: str, embedding: Embedding | None = None) -> None:
         self.doc = schema
+        self.embedding = embedding
         self.budget = budget
         self.index = _Index()
         self.targets: dict[tuple[str, str], str] = {}  # (site pointer, keyword) -> target pointer
@@ -184,7 +181,7 @@ class _Resolver:
         ident = node.get("$id")
         if not isinstance(ident, str):
             return base
-        uri, fragment = urldefrag(_join(base, ident))
+        uri, fragment = urldefrag(join_uri(base, ident))
         if fragment:
             raise reject("invalid-schema", child_pointer(ptr, "$id"),
                          f"$id {ident!r} has a fragment; 2020-12 identifiers must not (use $anchor)")
@@ -197,7 +194,7 @@ class _Resolver:
     def node_at(self, pointer: str, site: str, ref: str) -> Any:
         node: Any = self.doc
         for token in pointer.split("/")[1:] if pointer else ():
-            token = _unescape(token)
+            token = unescape_token(token)
             if isinstance(node, dict) and token in node:
                 node = node[token]
             elif isinstance(node, list) and token.isdigit() and (token == "0" or token[0] != "0") \
@@ -218,27 +215,28 @@ class _Resolver:
         if ref.startswith("#"):
             uri, fragment = base, ref[1:]
         else:
-            uri, fragment = urldefrag(_join(base, ref))
+            uri, fragment = urldefrag(join_uri(base, ref))
         if uri in self.index.ambiguous:
             raise reject("invalid-schema", site, f"{kw} {ref!r} resolves against {uri!r}, which two $ids "
                          f"declare (the second at {self.index.ambiguous[uri]}), so its target is ambiguous")
         root = self.index.resources.get(uri)
         if root is None:
-            raise reject("remote-ref", site, f"{kw} {ref!r} points outside the document ({uri}); "
-                         "schemac never fetches references", hint="bundle the referenced schema under $defs")
+            raise outside(uri, kw, ref, site, self.embedding)
         if "%" in fragment:
             fragment = unquote(fragment)
         if not fragment:
             target = root
         elif fragment.startswith("/"):
             target = root + "".join(
-                child_pointer("", _unescape(t)) for t in fragment.split("/")[1:]
+                child_pointer("", unescape_token(t)) for t in fragment.split("/")[1:]
             )
         else:
             found = self.index.anchors.get((uri, fragment))
             if found is None:
                 raise reject("unresolvable-ref", site, f"{kw} {ref!r}: no anchor {fragment!r} in {uri}")
             target = found
+        if self.embedding is not None and self.embedding.hides(target, uri):  # as if never embedded
+            raise reject("unresolvable-ref", site, f"{ref!r}: no value at JSON Pointer {target!r}")
         node = self.node_at(target, site, ref)
         if not isinstance(node, (dict, bool)):
             raise reject("unresolvable-ref", site, f"{kw} {ref!r} refers to a {type(node).__name__}, not a schema")
@@ -464,8 +462,9 @@ def _check_progress(bundle: Bundle) -> None:
                 iters.append(iter(edges[nxt]))
 
 
-def resolve(schema: Schema, budget: Budget, base_uri: str | None = None) -> Bundle:
-    """Resolve every `$ref`/`$dynamicRef` in `schema` into a Bundle; raises CompileError."""
+def resolve(schema: Schema, budget: Budget, base_uri: str | None = None, upgrade_drafts: bool = False) -> Bundle:
+    """Resolve every `$ref`/`$dynamicRef` in `schema` into a Bundle; raises CompileError.
+    `upgrade_drafts` says whether a bundled metaschema of an old draft may be translated in."""
     if isinstance(schema, bool):
         return Bundle(schema)
     resolver = _Resolver(schema, budget, base_uri or PLACEHOLDER_BASE)
@@ -474,5 +473,14 @@ def resolve(schema: Schema, budget: Budget, base_uri: str | None = None) -> Bund
         if not resolver.index.needs_copy:
             return Bundle(schema)
         return Bundle(resolver.copy(schema, "", resolver.base_uri, []))
+    embedding: Embedding | None = None
+    while isinstance(resolver.doc, dict):  # until every bundled metaschema referred to is in
+        embedded = with_metaschemas(resolver.doc, resolver.sites, resolver.index.resources,
+                                    (name for _, name in resolver.index.anchors), embedding, upgrade_drafts)
+        if embedded is None:
+            break
+        doc, embedding = embedded
+        resolver = _Resolver(doc, budget, resolver.base_uri, embedding)
+        resolver.build_index()
     resolver.resolve_all_sites()
     return resolver.bundle()

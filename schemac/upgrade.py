@@ -69,17 +69,20 @@ def _deep_pointer(schema: Schema, max_depth: int) -> str:
     return ""
 
 
-def upgrade(schema: Schema, dialect: str, limits: Limits | None = None, census: Census | None = None) -> Schema:
+def upgrade(schema: Schema, dialect: str, limits: Limits | None = None, census: Census | None = None,
+            anchor: str = "meta") -> Schema:
     """Return a new 2020-12 schema that accepts exactly what `schema` accepts under `dialect`.
 
     The input is never modified. Raises `CompileError` (`too-large`, `invalid-schema`,
     `unsupported-dialect`, `unresolvable-ref`, `dynamic-ref`) where no exact translation exists.
+    `anchor` is the preferred `$dynamicAnchor` name for `$recursiveAnchor` (made fresh against the
+    document's names): a document embedded in another passes one fresh against that one too.
     """
-    return upgrade_walk(schema, dialect, limits, census)[0]
+    return upgrade_walk(schema, dialect, limits, census, anchor)[0]
 
 
 def upgrade_walk(schema: Schema, dialect: str, limits: Limits | None = None,
-                 census: Census | None = None) -> tuple[Schema, Upgrader]:
+                 census: Census | None = None, anchor: str = "meta") -> tuple[Schema, Upgrader]:
     """`upgrade`, with the walk that made it: its `placed` and `moved` maps lead from each
     output pointer back to the source (see `schemac.origins`)."""
     if dialect not in OLD_DIALECTS and dialect != TARGET_DIALECT:
@@ -94,5 +97,5 @@ def upgrade_walk(schema: Schema, dialect: str, limits: Limits | None = None,
         names, has_unevaluated = set(), "unevaluatedItems" in census.keys
     else:
         names, has_unevaluated = _scan(schema, limits)
-    walker = Upgrader(schema, dialect, fresh_name(dict.fromkeys(names), "meta"), has_unevaluated)
+    walker = Upgrader(schema, dialect, fresh_name(dict.fromkeys(names), anchor), has_unevaluated)
     return walker.run(), walker

@@ -211,12 +211,15 @@ def _exact_tree(value: Any) -> Any:
     return value
 
 
-def _has_exact(value: Any) -> bool:
-    """`value` holds a number only `parse_answer`'s exact path makes (Decimal, ExtremeNumber)."""
-    stack = [value]
+def _has_exact(*values: Any) -> bool:
+    """Whether `values` hold a number that Python's own `==` would not compare by its decimal: a
+    float (a literal stands for its shortest decimal, `1e23` for 10^23, not for the double
+    99999999999999991611392 that `10**23 == 1e23` compares against) or a number only
+    `parse_answer`'s exact path makes (Decimal, ExtremeNumber)."""
+    stack = list(values)
     while stack:
         item = stack.pop()
-        if isinstance(item, (Decimal, ExtremeNumber)):
+        if isinstance(item, (float, Decimal, ExtremeNumber)):
             return True
         if isinstance(item, list):
             stack.extend(item)
@@ -292,7 +295,7 @@ def _multiple_of(validator: Any, divisor: Any, instance: Any, schema: dict) -> I
 def _const(validator: Any, const: Any, instance: Any, schema: dict) -> Iterator[Any]:
     from jsonschema._utils import equal
 
-    if _has_exact(instance):
+    if _has_exact(instance, const):
         instance, const = _exact_tree(instance), _exact_tree(const)
     if not equal(instance, const):
         yield _error(f"{const!r} was expected")
@@ -310,7 +313,7 @@ def _enum(validator: Any, enums: Any, instance: Any, schema: dict) -> Iterator[A
         from schemac.json_key import json_key, member_keys
 
         found = json_key(instance) in member_keys(enums)
-    elif _has_exact(instance):
+    elif _has_exact(instance, enums):
         found = any(equal(_exact_tree(instance), _exact_tree(each)) for each in enums)
     else:
         found = any(equal(each, instance) for each in enums)

@@ -62,7 +62,7 @@ def grammars() -> dict[str, str]:
 
 def test_grammar_and_validator_enforce_the_same_formats() -> None:
     assert ENFORCED_FORMATS == set(ASSERTED_FORMATS) == set(FORMAT_CHECKS)
-    assert ENFORCED_FORMATS - {"duration", "hostname", "ipv4", "uuid"} == set(FORMAT_PATTERNS)
+    assert ENFORCED_FORMATS == set(FORMAT_PATTERNS)
 
 
 @pytest.mark.parametrize("fmt", ["regex", "idn-hostname", "idn-email", "int32", "int64", "double", "byte", "url", "path"])
@@ -141,15 +141,21 @@ def test_format_beside_a_pattern_and_a_ref_keeps_both() -> None:
 
 
 def test_hostname_gets_the_total_length_bound() -> None:
-    assert schemac.compile({"type": "string", "format": "hostname"}, use_cache=False).lowered == {
-        "type": "string", "format": "hostname", "maxLength": 253}
-    tighter = {"type": "string", "format": "hostname", "maxLength": 10}
-    assert schemac.compile(tighter, use_cache=False).lowered == tighter
+    """RFC 1123's 253-octet total is a pattern beside the labels' (llguidance bounds labels only)."""
+    name = ".".join(["a" * 63] * 3 + ["a" * 61])
+    for schema in ({"type": "string", "format": "hostname"}, {"type": "string", "format": "hostname", "maxLength": 300}):
+        grammar = schemac.compile(schema, use_cache=False).grammar
+        assert accepts(grammar, json.dumps(name)) and not accepts(grammar, json.dumps(name + "a"))
+    tighter = schemac.compile({"type": "string", "format": "hostname", "maxLength": 5}, use_cache=False).grammar
+    assert accepts(tighter, '"a.b"') and not accepts(tighter, '"abcdef"')
 
 
-def test_formats_with_an_exact_llguidance_regex_are_passed_on() -> None:
-    for fmt in ("duration", "ipv4", "uuid"):
-        assert schemac.compile({"type": "string", "format": fmt}, use_cache=False).lowered == {"type": "string", "format": fmt}
+def test_no_format_reaches_llguidance() -> None:
+    """Every enforced format becomes its patterns, which later passes can negate (`not`,
+    `oneOf`, `if`) and the Lark writer can intersect with a negated pattern."""
+    for fmt in sorted(ENFORCED_FORMATS):
+        lowered = schemac.compile({"type": "string", "format": fmt}, use_cache=False).lowered
+        assert lowered["$ref"] == f"#/$defs/format:{fmt}:string" and '"format"' not in json.dumps(lowered), fmt
 
 
 def test_unknown_format_below_the_root_is_reported_at_its_pointer() -> None:

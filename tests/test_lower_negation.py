@@ -73,8 +73,8 @@ def test_random_operands_are_exact(operand: dict, data: st.DataObject) -> None:
 @pytest.mark.parametrize(
     "operand",
     [
-        {"pattern": "(?:^a)*b"},  # no exact string terminal (an anchor inside a repetition)
-        {"format": "ipv4"},  # an llguidance-only lexeme
+        {"pattern": "(?:^a$)*b"},  # no exact string terminal (both anchors inside a repetition)
+        {"contains": {"type": "integer"}, "minContains": 2},  # a counted `contains`
         {"type": "array", "prefixItems": [True], "items": {"type": "string"}},
         {"const": "x" * 300},
     ],

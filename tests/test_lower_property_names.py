@@ -35,7 +35,7 @@ def test_exact_and_fixpoint(schema, data):
     {"propertyNames": {"pattern": "^a", "maxLength": 3}},
     {"propertyNames": {"pattern": "^a"}, "patternProperties": {"b": {}}},
     {"propertyNames": {"pattern": "^a"}, "properties": {"ab": {}}, "additionalProperties": {"type": "string"}},
-    {"propertyNames": {"format": "uuid"}},
+    {"propertyNames": {"format": "hostname"}},  # its patterns are an allOf
 ])
 def test_rejects_what_has_no_exact_form(schema):
     with pytest.raises(schemac.CompileError) as err:
@@ -103,7 +103,7 @@ def test_negated_names_are_exact_on_every_small_object(schema):
         assert accepts(grammar, json.dumps(doc)) == validator.is_valid(doc), (schema, doc)
 
 
-@pytest.mark.parametrize("names", [{"not": {"pattern": "a", "maxLength": 3}}, {"not": {"format": "ipv4"}}])
+@pytest.mark.parametrize("names", [{"not": {"pattern": "a", "maxLength": 3}}, {"not": {"format": "hostname"}}])
 def test_other_negated_names_are_refused(names):
     with pytest.raises(schemac.CompileError) as exc:
         schemac.compile({"propertyNames": names}, use_cache=False)

@@ -190,7 +190,8 @@ def test_issue_examples() -> None:
 
 def test_size_bound_gives_none() -> None:
     assert number_regex(integer=True, multiple_of=7, minimum=0, maximum=10 ** 6, max_chars=50) is None
-    assert number_regex(integer=False, maximum=10 ** 300) is None  # more digits than MAX_BOUND_DIGITS
+    assert number_regex(integer=False, maximum=10 ** 300, multiple_of=0.5) is None  # a step past MAX_BOUND_DIGITS
+    assert number_regex(integer=False, maximum=Decimal("1.5e300"), max_chars=20) is None  # the bounds' form too
     assert number_regex(integer=False, multiple_of=97) is None  # a residue automaton mod 97
 
 

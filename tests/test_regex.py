@@ -48,7 +48,7 @@ def test_translate(pattern: str, expected: str) -> None:
 
 @pytest.mark.parametrize(
     "pattern",
-    [r"(?=a)b", r"(?!a)", r"(?<=a)b", r"(?<!a)b", r"(a)\1", r"\k<x>", r"\bword", r"\B", r"\p{L}",
+    [r"(?:(?=a)b)*", r"(?!a)?", r"(?:(?<=a)b)+", r"a(?=b)b(?<!a)b", r"(a)\1", r"\k<x>", r"(?:\bword)*", r"(?:\B.)?", r"\p{L}",
      r"a**", r"a{2}{3}", r"*", r"(a", r"a)", r"[a", r"\q", r"[z-a]", r"[\d-z]", "\ud800", r"\ud800",
      r"(?i:a)", r"\01"],
 )
@@ -86,20 +86,20 @@ def test_linear_alternation_is_fine() -> None:
 
 def test_pointers_everywhere() -> None:
     for body, pointer in [
-        ({"properties": {"x": {"items": {"pattern": "(?=x)"}}}}, "/properties/x/items/pattern"),
-        ({"patternProperties": {"a/(?!y)": True}}, "/patternProperties/a~1(?!y)"),
+        ({"properties": {"x": {"items": {"pattern": "(?:(?=x).)*"}}}}, "/properties/x/items/pattern"),
+        ({"patternProperties": {"a/(?:(?!y).)*": True}}, "/patternProperties/a~1(?:(?!y).)*"),
         ({"propertyNames": {"pattern": r"\1"}}, "/propertyNames/pattern"),
     ]:
         assert _codes(body) == [("unsupported-regex", pointer)]
 
 
 def test_bundle_pointers_are_origins() -> None:
-    bundle = Bundle({"$ref": "#/$defs/a"}, {"a": {"pattern": "(?=x)"}}, {"a": "/$defs/deep/a"})
+    bundle = Bundle({"$ref": "#/$defs/a"}, {"a": {"pattern": "(?:(?=x).)*"}}, {"a": "/$defs/deep/a"})
     assert _codes(bundle) == [("unsupported-regex", "/$defs/deep/a/pattern")]
 
 
 def test_deep_schema_is_walked_iteratively() -> None:
-    node: dict = {"pattern": "(?=x)"}
+    node: dict = {"pattern": "(?:(?=x).)*"}
     for _ in range(5000):
         node = {"items": node}
     assert _codes(node)[0][0] == "unsupported-regex"
@@ -335,7 +335,8 @@ def test_ecma_search_contract() -> None:
 
     assert ecma_search("b", "abc") and not ecma_search("^b", "abc")  # a search, not a full match
     assert not ecma_search("[^]", "\ud800")  # a lone surrogate matches nothing
+    assert ecma_search("(?=a)", "a") and not ecma_search("a(?!b)", "ab")  # assertions: `regex.assertions`
     with pytest.raises(PatternError):
-        ecma_search("(?=a)", "a")
+        ecma_search("(?:(?=a).)*", "a")  # an assertion under a quantifier
     with pytest.raises(PatternError):
         ecma_search("(?:.{1000})" * 40, "a")  # past RE2's program limit

@@ -170,27 +170,29 @@ def _diagnostics(schema: Any, **options: Any) -> list[tuple[str, str, str]]:
     return [(d.code, d.pointer, d.message) for d in info.value.diagnostics]
 
 
-@pytest.mark.parametrize("pattern", ["^a(?=b)", "^(?=a(?=b))", "^(?=a)|(?=b)", "^(?<=a)"])
+@pytest.mark.parametrize("pattern", ["^(?:a(?=b))+", "^a(?=b)b(?<=b)", "^(?=a)|(?:b(?=c))*"])
 def test_other_look_arounds_keep_their_diagnostic(pattern: str) -> None:
-    [(code, pointer, message)] = _diagnostics({"properties": {"x": {"items": {"pattern": pattern}}}})
-    assert (code, pointer) == ("unsupported-regex", "/properties/x/items/pattern") and LOOK_AROUND in message
+    """Look-arounds past the split and the exact terminals (`regex.assertions`) stay refused."""
+    [(code, pointer, _)] = _diagnostics({"properties": {"x": {"items": {"pattern": pattern}}}})
+    assert (code, pointer) == ("unsupported-regex", "/properties/x/items/pattern")
 
 
 def test_a_leading_look_ahead_does_not_hide_the_real_fault() -> None:
-    """The parser reads leading look-aheads before it reports: a `\\b` inside one is the fault."""
+    """The parser reads leading look-aheads before it reports: a `\\b` inside one is the fault (it
+    tests the prefix too, which the exact terminals of `regex.lookaround` cannot split)."""
     [(code, _, message)] = _diagnostics({"pattern": r"^(?!\ba)b"})
-    assert code == "unsupported-regex" and "word-boundary" in message and LOOK_AROUND not in message
+    assert code == "unsupported-regex" and "other side" in message and LOOK_AROUND not in message
 
 
 @pytest.mark.parametrize("schema,upgrade,pointer", [
-    ({"properties": {"x": {"pattern": "^(?!(?:a$)*)b"}}}, False, "/properties/x/pattern"),
-    ({"properties": {"x": {"allOf": [{"type": "string"}], "pattern": "^(?!(?:a$)*)b"}}}, False, "/properties/x/pattern"),
-    ({"$defs": {"d": {"pattern": "^(?=a)(?!(?:a$)*)b"}}, "$ref": "#/$defs/d"}, False, "/$defs/d/pattern"),
-    ({"$schema": "http://json-schema.org/draft-07/schema#", "definitions": {"d": {"pattern": "^(?!(?:a$)*)b"}},
+    ({"properties": {"x": {"pattern": "^(?!(?:^a$)*)b"}}}, False, "/properties/x/pattern"),
+    ({"properties": {"x": {"allOf": [{"type": "string"}], "pattern": "^(?!(?:^a$)*)b"}}}, False, "/properties/x/pattern"),
+    ({"$defs": {"d": {"pattern": "^(?=a)(?!(?:^a$)*)b"}}, "$ref": "#/$defs/d"}, False, "/$defs/d/pattern"),
+    ({"$schema": "http://json-schema.org/draft-07/schema#", "definitions": {"d": {"pattern": "^(?!(?:^a$)*)b"}},
       "items": [{"$ref": "#/definitions/d"}]}, True, "/definitions/d/pattern"),
     # `resolve` appends an `allOf` member for `$ref` beside `$dynamicRef`: the split's come after it
     ({"$defs": {"a": {"$dynamicAnchor": "x", "type": "string"}},
-      "properties": {"p": {"$ref": "#/$defs/a", "$dynamicRef": "#x", "pattern": "^(?!(?:a$)*)b"}}}, False, "/properties/p/pattern"),
+      "properties": {"p": {"$ref": "#/$defs/a", "$dynamicRef": "#x", "pattern": "^(?!(?:^a$)*)b"}}}, False, "/properties/p/pattern"),
 ])
 def test_diagnostics_on_the_split_point_at_the_pattern(schema: dict[str, Any], upgrade: bool, pointer: str) -> None:
     """A negated body with no exact complement (an anchor under `*`) is refused where the user
@@ -199,10 +201,11 @@ def test_diagnostics_on_the_split_point_at_the_pattern(schema: dict[str, Any], u
     assert (code, where) == ("not-exact", pointer)
 
 
-def test_pattern_properties_and_property_names_stay_refused() -> None:
-    """Only the `pattern` keyword is split: a `patternProperties` key keeps today's refusal, and
-    `propertyNames` has no key-level form for the split's `allOf`."""
-    assert [d[:2] for d in _diagnostics({"patternProperties": {"^(?!a)": True}})] == [
-        ("unsupported-regex", "/patternProperties/^(?!a)")]
-    assert [d[:2] for d in _diagnostics({"propertyNames": {"pattern": "^(?!a)"}})] == [
-        ("property-names-not-exact", "/propertyNames")]
+def test_pattern_properties_and_property_names() -> None:
+    """Only the `pattern` keyword is split: a `patternProperties` key, and a `propertyNames`
+    pattern (names have no key-level `allOf`), get an exact key terminal (`regex.assertions`)."""
+    for schema in ({"patternProperties": {"^(?!a)": True}, "additionalProperties": False},
+                   {"propertyNames": {"pattern": "^(?!a)"}}):
+        art = schemac.compile(schema, use_cache=False)
+        for doc, valid in [({"b": 1}, True), ({"ab": 1}, False), ({"": 1}, True)]:
+            assert accepts(art.grammar, json.dumps(doc)) == valid, (schema, doc)

@@ -172,9 +172,9 @@ def test_terminal_combines_with_negation() -> None:
 
 def test_terminal_refusals() -> None:
     with pytest.raises(PatternError):
-        json_string_terminal("(?:^a)*")  # an anchor inside a repetition
+        json_string_terminal("(?:^a$)*")  # anchors of both kinds inside a repetition
     with pytest.raises(PatternError):
-        json_string_terminal("(?=a)")
+        json_string_terminal("(?:(?=a).)*")  # an assertion inside a repetition
     with pytest.raises(PatternError):
         json_string_terminal(None, max_length=1001)
 

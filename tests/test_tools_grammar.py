@@ -202,7 +202,7 @@ def test_dsml_refuses_object_level_constraints_per_function() -> None:
 
 def test_unsupported_schemas_reported_per_function_with_request_pointers() -> None:
     body = chat([
-        chat_tool("a", {"type": "object", "properties": {"x": {"pattern": "(?=a)"}}}),
+        chat_tool("a", {"type": "object", "properties": {"x": {"pattern": "(a)\\1"}}}),
         chat_tool("b", WEATHER),
         chat_tool("c", {"type": "object", "properties": {"y": {"$ref": "https://example.com/s.json"}}}),
     ], answer={"x-guidance": {"lenient": True}})

@@ -180,7 +180,7 @@ def test_command_usage_errors(tmp_path: Path, artifact: Artifact) -> None:
     runner = CliRunner()
     assert runner.invoke(validate, [schema, str(tmp_path / "missing.json")]).exit_code == 2
     assert runner.invoke(validate, ["-", "-"], input="{}").exit_code == 2
-    (tmp_path / "bad.json").write_text('{"type": "string", "pattern": "(?=a)"}', encoding="utf-8")
+    (tmp_path / "bad.json").write_text('{"type": "string", "pattern": "(a)\\\\1"}', encoding="utf-8")
     result = runner.invoke(validate, [str(tmp_path / "bad.json"), answer_file])
     assert result.exit_code == 2 and "does not compile" in result.output
     edited = artifact.to_json()

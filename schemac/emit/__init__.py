@@ -8,12 +8,14 @@ unmodified engines accept.
 from __future__ import annotations
 
 import json
+from urllib.parse import unquote
 
 from schemac.budget import Budget, check_cost, within_cost_by_size
 from schemac.diagnostics import reject
 from schemac.emit.json_path import SYNTAX_POLICY, json_schema_grammar, translated
 from schemac.emit.lark_export import lark_text
 from schemac.emit.lark_probe import parser_limit
+from schemac.lower.productive import drop_definitions
 from schemac.native import on_big_stack
 from schemac.schema import Schema
 
@@ -22,7 +24,7 @@ __all__ = ["SYNTAX_POLICY", "emit", "json_schema_grammar", "lark_text", "transla
 #: Texts whose presence in a lowered schema's JSON means a node may need the Lark writer (`"x-schemac-`:
 #: every marker, array, scalar and object witness alike).
 _SCREEN = ('"x-schemac-', '"properties"', '"patternProperties"', '"minimum"', '"maximum"',
-           '"exclusiveMinimum"', '"exclusiveMaximum"', '"multipleOf"', '"const"', '"enum"')
+           '"exclusiveMinimum"', '"exclusiveMaximum"', '"multipleOf"', '"const"', '"enum"', '"pattern"')
 
 
 def _validated(grammar: str) -> str | None:
@@ -37,15 +39,42 @@ def emit(lowered: Schema, budget: Budget | None = None, key_order: str = "schema
     """Grammar text for `lowered`, validated by llguidance; rejects with `grammar-error`, or
     `too-large` when writing it passes the budget's deadline or grammar size. `key_order` is the
     property-order policy: "schema" (fixed, llguidance's) or "any" (`lark_object_free`)."""
-    from schemac.emit.lark_writer import lark_grammar, needs_lark
-    from schemac.regex import PatternError
+    from schemac.emit.lark_writer import lark_grammar
 
     budget = budget or Budget()
-    limits = budget.limits
     if lowered is False:
         raise reject("unsatisfiable", "", "no JSON value satisfies this schema, so no answer can be generated")
     if lowered is True:
         lowered = {}
+    grammar, lark = _write(lowered, budget, key_order)
+    message = _validated(grammar) or (parser_limit(grammar) if lark else None)
+    if message is not None and lark and "Unsatisfiable schema" in message:
+        grammar = lark_grammar(lowered, check_unsat=True, budget=budget, key_order=key_order)  # drop the parts that accept nothing
+        message = _validated(grammar) or parser_limit(grammar)
+    dropped: set[str] = set()
+    while message is not None and not lark and (name := _empty_definition(message, lowered)) not in (None, *dropped):
+        dropped.add(name)
+        lowered = drop_definitions(lowered, {name})
+        if lowered is False:
+            break
+        grammar, lark = _write(lowered, budget, key_order)
+        message = _validated(grammar) or (parser_limit(grammar) if lark else None)
+    if message is not None:
+        if "Unsatisfiable schema" in message:
+            raise reject("unsatisfiable", "", f"no JSON value satisfies this schema ({message})")
+        if "items; max is" in message:
+            raise reject("too-large", "", f"llguidance's parser gives up at the start of an answer ({message})",
+                         hint="fewer overlapping branches under allOf/anyOf/oneOf/not (each one is alive at the opening byte)")
+        raise reject("grammar-error", "", f"llguidance rejected the grammar: {message}")
+    return grammar
+
+
+def _write(lowered: Schema, budget: Budget, key_order: str) -> tuple[str, bool]:
+    """(grammar, whether the Lark writer wrote it) for a lowered schema, unvalidated."""
+    from schemac.emit.lark_writer import lark_grammar, needs_lark
+    from schemac.regex import PatternError
+
+    limits = budget.limits
     lark = False
     try:
         # One C-speed dump screens for the walks: no keyword text that may need Lark means no
@@ -67,15 +96,19 @@ def emit(lowered: Schema, budget: Budget | None = None, key_order: str = "schema
         raise reject("grammar-error", "", f"llguidance could not read the lowered schema: {exc}") from exc
     if len(grammar) > limits.max_grammar_bytes:
         raise reject("too-large", "", f"grammar is {len(grammar)} bytes; the limit is {limits.max_grammar_bytes}")
-    message = _validated(grammar) or (parser_limit(grammar) if lark else None)
-    if message is not None and lark and "Unsatisfiable schema" in message:
-        grammar = lark_grammar(lowered, check_unsat=True, budget=budget, key_order=key_order)  # drop the parts that accept nothing
-        message = _validated(grammar) or parser_limit(grammar)
-    if message is not None:
-        if "Unsatisfiable schema" in message:
-            raise reject("unsatisfiable", "", f"no JSON value satisfies this schema ({message})")
-        if "items; max is" in message:
-            raise reject("too-large", "", f"llguidance's parser gives up at the start of an answer ({message})",
-                         hint="fewer overlapping branches under allOf/anyOf/oneOf/not (each one is alive at the opening byte)")
-        raise reject("grammar-error", "", f"llguidance rejected the grammar: {message}")
-    return grammar
+    return grammar, lark
+
+
+_DEFINITION_AT = "json-schema:///#/$defs/"
+
+
+def _empty_definition(message: str, lowered: Schema) -> str | None:
+    """The definition of `lowered` that llguidance's "Unsatisfiable schema ... while processing
+    json-schema:///#/$defs/NAME" names, if any."""
+    if "Unsatisfiable schema" not in message or _DEFINITION_AT not in message or not isinstance(lowered, dict):
+        return None
+    token = message.split(_DEFINITION_AT, 1)[1].split()[0]
+    if "/" in token:  # a part of the definition: the definition itself may still have values
+        return None
+    name = unquote(token).replace("~1", "/").replace("~0", "~")
+    return name if name in lowered.get("$defs", {}) else None

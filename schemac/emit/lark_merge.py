@@ -262,7 +262,7 @@ def interleave(first: list[str], second: list[str]) -> list[str]:
 
 
 def conjuncts(node: Schema, defs: dict[str, Any], pointer: str, depth: int, out: list[Schema]) -> None:
-    """`node` as its list of conjuncts, in written order: runs of plain keywords, then each
+    """`node` as its list of conjuncts, in written order: its own keywords as one conjunct, and each
     applicator where it stands (allOf parts and `$ref` targets flattened, anyOf/oneOf kept whole).
     Their `properties` maps merge in this order (`interleave`) into the answer's property order."""
     if depth > 32:
@@ -271,31 +271,23 @@ def conjuncts(node: Schema, defs: dict[str, Any], pointer: str, depth: int, out:
         if node is False:
             out.append(False)
         return
-    # The object group means one thing together whatever the key order: it joins the run where
-    # `properties` stands (else its first keyword), which sets the answer's property order.
-    group = [k for k in node if k in _OBJECT_GROUP]
-    anchor = "properties" if "properties" in group else group[0] if group else None
-    current: dict[str, Any] = {}
+    # A node's own keywords mean one thing together (`properties` with `additionalProperties`,
+    # `contains` with `minContains`, `uniqueItems` with its marker...): they form one conjunct,
+    # never split by an applicator written between them. It stands where `properties` does (else
+    # the first object keyword, else the first own keyword), which sets the answer's property order.
+    own = {k: v for k, v in node.items() if k not in _APPLICATORS}
+    group = [k for k in own if k in _OBJECT_GROUP]
+    anchor = "properties" if "properties" in own else group[0] if group else next(iter(own), None)
     for k, v in node.items():
-        if k in _OBJECT_GROUP:
-            if k == anchor:
-                current.update({g: node[g] for g in group})
-            continue
-        if k not in _APPLICATORS:
-            current[k] = v
-            continue
-        if current:
-            out.append(current)
-            current = {}
-        if k == "allOf":
+        if k == anchor:
+            out.append(own)
+        elif k == "allOf":
             for part in v:
                 conjuncts(part, defs, pointer, depth + 1, out)
         elif k == "$ref":
             conjuncts(defs[ref_name({"$ref": v})], defs, pointer, depth + 1, out)  # type: ignore[index]
-        else:
+        elif k in _APPLICATORS:
             out.append({k: v})
-    if current:
-        out.append(current)
 
 
 def merged(node: dict[str, Any], defs: dict[str, Any], pointer: str, screen: "Screen") -> dict[str, Any]:

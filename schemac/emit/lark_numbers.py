@@ -69,6 +69,19 @@ def _regex(integer: bool, bounds: tuple[tuple[str, Typed], ...]) -> str | None:
     return number_regex(integer=integer, **{name: _untyped(value) for name, value in bounds})
 
 
+@lru_cache(maxsize=256)
+def _split(integer: bool, bounds: tuple[tuple[str, Typed], ...]) -> tuple[str, str] | str | None:
+    """`split_regexes`, cached like `_regex`."""
+    from schemac.numbers import split_regexes
+
+    return split_regexes(integer=integer, **{name: _untyped(value) for name, value in bounds})
+
+
+def _slashed(regex: str) -> str:
+    """A regex as a Lark terminal literal."""
+    return "/" + regex.replace("/", "\\/") + "/"
+
+
 def _too_large(pointer: str) -> Exception:
     return reject("grammar-error", pointer,
                   "no exact number lexeme exists for these numeric constraints (its automaton passes the regex "
@@ -92,7 +105,12 @@ def number_expr(writer: "Writer", node: dict[str, Any], integer: bool, pointer: 
     if body == EMPTY:
         return None
     if body is not None:
-        return writer.terminal("N", "/" + body.replace("/", "\\/") + "/")
+        return writer.terminal("N", _slashed(body))
+    parts = _split(integer, params)
+    if parts == EMPTY:
+        return None
+    if parts is not None:  # bounds too long for the joint automaton, met with the step's terminal
+        return writer.terminal("N", " & ".join(f"({_slashed(p)})" for p in parts))
     key = "r" + repr((integer, params))
     if key not in writer.memo:
         name = writer.name("num")
@@ -292,7 +310,7 @@ def _dfa_expr(writer: "Writer", dfa: Any, try_regex: bool) -> str | None:
         except TooLarge:
             regex = None
         if regex is not None:
-            return writer.terminal("N", "/" + regex.replace("/", "\\/") + "/")
+            return writer.terminal("N", _slashed(regex))
     return _rules(writer, dfa)
 
 

@@ -23,9 +23,11 @@ from schemac.schema import Schema, child_pointer
 if TYPE_CHECKING:
     from schemac.emit.lark_writer import Writer
 
-#: At most this many pattern groups on one object (keys are split by the subset of groups they
-#: match, 2^n - 1 classes).
-MAX_PATTERNS = 4
+#: At most this many key classes from pattern groups on one object (keys are split by the subset
+#: of groups they match: 2^n - 1 classes for n groups, of which only those some key is in count),
+#: and at most this many groups (each subset past `MAX_CLASSES` costs an llguidance probe).
+MAX_CLASSES = 15
+MAX_PATTERNS = 8
 #: Upper bound on the rules of one object's listed-key sequence (times the owed witness sets).
 MAX_OBJECT_STATES = 4096
 
@@ -63,6 +65,16 @@ def extras(w: "Writer", node: dict[str, Any], taken_keys: list[str], pointer: st
         groups.setdefault((w.key_of(sub), held), []).append(p)
     if len(groups) > MAX_PATTERNS:
         raise Unwritable(pointer, f"{len(groups)} patternProperties with different schemas (at most {MAX_PATTERNS})")
+    signatures = list(groups)
+    terms = ["(" + " | ".join(names[p] for p in groups[sig]) + ")" for sig in signatures]
+    # one group: one class, the union of its patterns; several: one class per subset some key is in
+    choices = [c for c in product((True, False), repeat=len(signatures)) if any(c)] if len(signatures) > 1 else [(True,)] * len(signatures)
+    if len(choices) > MAX_CLASSES:
+        bodies = {terms[i]: [json_string_terminal(p) for p in groups[sig]] for i, sig in enumerate(signatures)}
+        choices = [c for c in choices if _some_key(bodies, _class_body(terms, c))]
+        if len(choices) > MAX_CLASSES:
+            raise Unwritable(pointer, f"{len(signatures)} patternProperties with different schemas whose keys fall in "
+                                      f"{len(choices)} classes (at most {MAX_CLASSES})")
     out: list[Extra] = []
 
     def add(prefix: str, body: str, schema: Schema, here: str) -> None:
@@ -76,15 +88,9 @@ def extras(w: "Writer", node: dict[str, Any], taken_keys: list[str], pointer: st
         add("KS", key_literal(key), conj([patterns[p] for p in matching] + bound),
             child_pointer(pointer, "patternProperties", literals[key][0]))
 
-    signatures = list(groups)
-    terms = ["(" + " | ".join(names[p] for p in groups[sig]) + ")" for sig in signatures]
-    # one group: one class, the union of its patterns; several: one class per non-empty subset
-    choices = list(product((True, False), repeat=len(signatures))) if len(signatures) > 1 else [(True,)] * len(signatures)
     for chosen in choices:
-        if not any(chosen):
-            continue
         inside = [i for i, c in enumerate(chosen) if c]
-        body = " & ".join([terms[i] for i in inside] + [f"~{terms[i]}" for i, c in enumerate(chosen) if not c])
+        body = _class_body(terms, chosen)
         if taken:
             body += f" & ~({taken})"
         held = frozenset().union(*[signatures[i][1] for i in inside])
@@ -98,6 +104,39 @@ def extras(w: "Writer", node: dict[str, Any], taken_keys: list[str], pointer: st
         body = canonical_string_terminal() + (" & ~(" + " | ".join(excluded) + ")" if excluded else "")
         add("KA", body, conj([extra] + [e["value"] for e in every]), child_pointer(pointer, "additionalProperties"))
     return out
+
+
+def _class_body(terms: list[str], chosen: tuple[bool, ...]) -> str:
+    """The terminal expression of the keys in exactly the `chosen` pattern groups."""
+    return " & ".join([t for t, c in zip(terms, chosen) if c] + [f"~{t}" for t, c in zip(terms, chosen) if not c])
+
+
+def _some_key(bodies: dict[str, list[str]], body: str) -> bool:
+    """Whether some key may be in the class `body` (group terms `bodies` spell out): False only
+    where llguidance proves its terminal empty (its first mask allows no byte, reported as the
+    error "NoExtensionBias": the lexer's relevance check found every lexeme dead); any other
+    error, a fuel limit included, counts as non-empty. A class taken for empty is left
+    unwritten, which refuses its keys and admits nothing more."""
+    import json
+
+    import llguidance
+
+    from schemac.emit.lark_strings import byte_tokenizer
+
+    defs = []
+    for i, (term, parts) in enumerate(bodies.items()):
+        name = f"G{i}"
+        defs.append(f"{name}: " + " | ".join(f"({p})" for p in parts))
+        body = body.replace(term, f"({name})")
+    grammar = json.dumps({"grammars": [{"lark_grammar": "\n".join(["start: K", f"K: {body}", *defs]) + "\n"}]})
+    try:
+        matcher = llguidance.LLMatcher(byte_tokenizer(), grammar, log_level=0)
+        mask = matcher.compute_bitmask()
+    except Exception:  # llguidance's own refusal: unknown, so non-empty
+        return True
+    if matcher.is_error():
+        return (matcher.get_error() or "").splitlines()[0].strip() != "NoExtensionBias"
+    return any(mask) or matcher.is_accepting()
 
 
 def _literal(pattern: str) -> str | None:

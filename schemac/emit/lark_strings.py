@@ -1,11 +1,12 @@
-"""Strings in Lark: a node carrying `NOT_PATTERN` written as one exact terminal.
+"""Strings in Lark: a node carrying `NOT_PATTERN`, or a pattern with assertions, as one exact terminal.
 
 llguidance's JSON form has no "matches none of these patterns" for strings; a Lark terminal
 does: `&` and `~` act on terminals (regular languages), and `json_string_terminal` gives the
 canonical spellings (the syntax policy) of the strings an ECMA-262 pattern matches, exactly. So
 the node's own `pattern` and lengths, and the pattern of every further allOf part (`STRINGS`),
-are intersected and each `NOT_PATTERN` pattern is subtracted. As every string has exactly one
-canonical spelling, the subtraction removes exactly the matching strings. `format` is an
+are intersected and each `NOT_PATTERN` pattern is subtracted. A pattern with look-arounds, `\\b`
+or inner anchors has no llguidance regex but such a terminal (`regex.has_terminal`): its node
+is written here too (`exact_strings`). As every string has exactly one canonical spelling, the subtraction removes exactly the matching strings. `format` is an
 llguidance lexeme no terminal can be intersected with: such a node is refused (`Unwritable`),
 never approximated.
 
@@ -41,7 +42,7 @@ def string_terminal(node: dict[str, Any], pointer: str) -> str | None:
         terms = [json_string_terminal(node.get("pattern"), min_length=int(node.get("minLength", 0)),
                                       max_length=None if hi is None else int(hi))]
         terms += [json_string_terminal(part["pattern"]) for part in node.get(STRINGS, [])]
-        terms += [f"~({json_string_terminal(p)})" for p in node[NOT_PATTERN]]
+        terms += [f"~({json_string_terminal(p)})" for p in node.get(NOT_PATTERN, [])]
     except PatternError as exc:
         raise Unwritable(pointer, f"a string terminal ({exc})") from None
     body = " & ".join(f"({t})" for t in terms)
@@ -55,7 +56,20 @@ def patterns_of(node: dict[str, Any]) -> list[str]:
     """Every pattern a negated-pattern string node's terminal is made of: its own, those of its
     further allOf parts (`STRINGS`) and the negated ones."""
     own = [node["pattern"]] if "pattern" in node else []
-    return own + [part["pattern"] for part in node.get(STRINGS, [])] + list(node[NOT_PATTERN])
+    return own + [part["pattern"] for part in node.get(STRINGS, [])] + list(node.get(NOT_PATTERN, []))
+
+
+def exact_strings(node: dict[str, Any]) -> bool:
+    """Whether `node`'s strings must be written as one exact terminal (`string_terminal`): it
+    carries `NOT_PATTERN`; or a pattern (its own, or an allOf part's) that no llguidance regex
+    can spell but a terminal can (`regex.has_terminal`: look-arounds, `\\b`, anchors inside
+    repetitions or after consumed input)."""
+    if NOT_PATTERN in node:
+        return True
+    from schemac.regex import has_terminal
+
+    found = [node.get("pattern")] + [part.get("pattern") for part in node.get(STRINGS, []) if isinstance(part, dict)]
+    return any(isinstance(p, str) and has_terminal(p) for p in found)
 
 
 def lexer_limit(terminals: list[tuple[str, dict[str, Any]]]) -> str | None:
@@ -76,12 +90,24 @@ def lexer_limit(terminals: list[tuple[str, dict[str, Any]]]) -> str | None:
     sample = ('"' + "".join(dict.fromkeys(runs))).encode()
     rules = "start: " + " | ".join(f"T{i}" for i in range(len(bodies))) + "\n"
     rules += "".join(f"T{i}: {body}\n" for i, body in enumerate(bodies))
-    matcher = llguidance.LLMatcher(byte_tokenizer(), json.dumps({"grammars": [{"lark_grammar": rules}]}), log_level=0)
-    if not matcher.is_error():
-        matcher.try_consume_tokens(list(sample))  # consumes what it admits; a lexer limit is an error
-    if matcher.is_error():
-        return (matcher.get_error() or "lexer error").splitlines()[0][:200]
+    grammar = json.dumps({"grammars": [{"lark_grammar": rules}]})
+    for text in (sample, *_GENERIC_STARTS):
+        matcher = llguidance.LLMatcher(byte_tokenizer(), grammar, log_level=0)
+        for byte in text:  # the mask before every byte, as generation computes it: a lexer
+            if matcher.is_error():  # that gives up does so building a mask, not consuming
+                break
+            mask = matcher.compute_bitmask()
+            if matcher.is_error() or not mask[byte // 8] >> (byte % 8) & 1:
+                break
+            matcher.try_consume_tokens([byte])
+        if matcher.is_error():
+            return (matcher.get_error() or "lexer error").splitlines()[0][:200]
     return None
+
+
+#: value openings every probe also walks (letters, digits, separators, an escape): a lexer that
+#: gives up tends to do so within a string's first bytes, whichever they are
+_GENERIC_STARTS = (b'"a1a.', b'"1.a', b'"\\n', b'"-', b'"')
 
 
 _PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_ :/,-")

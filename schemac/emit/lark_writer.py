@@ -25,7 +25,7 @@ from schemac.emit.lark_merge import (CL, NUMBER_KEYS, OBJECT_KEYS, ONE_OF, STRIN
 from schemac.emit.lark_numbers import constrained, number_expr, numbers_apart
 from schemac.emit.lark_prune import Screen
 from schemac.emit.lark_objects import write_object
-from schemac.emit.lark_strings import lexer_limit, string_terminal
+from schemac.emit.lark_strings import exact_strings, lexer_limit, string_terminal
 from schemac.lower.marks import MARK, NOT_PATTERN, WITNESS, marked
 from schemac.native import on_big_stack
 from schemac.schema import Schema, child_pointer, iter_subschemas, ref_name
@@ -43,7 +43,7 @@ def own_need(node: dict[str, Any], key_order: str = "schema") -> bool:
         listed = [node.get("const"), node.get("enum")]  # writes listed objects in their own order
         return (MARK in node or NOT_PATTERN in node or _has(listed, _is_number)
                 or (key_order == "any" and _has(listed, _is_object)))
-    return (MARK in node or NOT_PATTERN in node or WITNESS in node or bool(node.get("properties"))
+    return (MARK in node or exact_strings(node) or WITNESS in node or bool(node.get("properties"))
             or bool(node.get("patternProperties")) or constrained(node)
             or (key_order == "any" and bool(node.get("required"))))
 
@@ -143,6 +143,8 @@ class Writer:
         self.check_unsat = check_unsat
         self.rules: list[str] = []
         self.memo: dict[str, str | None] = {}
+        #: definition rules whose body is being written → whether a reference to one was handed out
+        self.open_definitions: dict[str, bool] = {}
         #: id(node) -> (node, whether it needs Lark); the node is kept so its id stays its own
         self.needs_memo: dict[int, tuple[Any, bool]] = {}
         self.screen = Screen(defs, self.budget)
@@ -238,14 +240,23 @@ class Writer:
             return self.embed(node)
         key = self.key_of(node)
         if key in self.memo:
-            return self.memo[key]
+            hit = self.memo[key]
+            if hit in self.open_definitions:
+                self.open_definitions[hit] = True  # a recursive reference to a body being written
+            return hit
         name = ref_name(node)
         if name is not None and len(node) == 1:
             rule = self.name("d")
             self.memo[key] = rule  # set first: recursive references reuse the rule
+            self.open_definitions[rule] = False
+            start = len(self.rules)
             body = self.value(self.defs[name], pointer)
+            if self.open_definitions.pop(rule) and body is None and self._named(rule, key, start):
+                # a rule kept since names it, and Lark has no exact empty rule
+                raise Unwritable(pointer, f"a recursive definition (`{name}`) that accepts nothing")
             if body is None:
-                raise Unwritable(pointer, f"a definition (`{name}`) that accepts nothing")
+                self.memo[key] = None  # nothing names it: the position is pruned
+                return None
             self.rules.append(f"{rule}: {body}")
             return rule
         rule = self.name("s")
@@ -260,6 +271,12 @@ class Writer:
             return None
         self.rules.append(f"{rule}: {result}")
         return rule
+
+    def _named(self, rule: str, key: str, start: int) -> bool:
+        """Whether a rule written since `start`, or a remembered expression other than `key`'s own,
+        names `rule` (its references may all have been pruned with the branches holding them)."""
+        texts = [*self.rules[start:], *(v for k, v in self.memo.items() if k != key and isinstance(v, str))]
+        return any(rule in _identifiers(t) for t in texts)
 
     def _check(self) -> None:
         """Stop writing once the deadline or the grammar size limit is passed (distribution can
@@ -345,7 +362,7 @@ class Writer:
             expr = number_expr(self, node, "number" not in numbers, pointer)
             if expr is not None:
                 alts.append(expr)
-        if NOT_PATTERN in node:  # strings as one exact terminal; string keywords bind no other type
+        if exact_strings(node):  # strings as one exact terminal; string keywords bind no other type
             body = string_terminal(node, pointer) if "string" in scalars else None
             if body is not None:
                 alts.append(self.terminal("STR", body))
@@ -413,3 +430,12 @@ def lark_grammar(lowered: Schema, check_unsat: bool = False, budget: Budget | No
     top, rules = lark_rules(lowered, "", check_unsat, budget, key_order)
     text = "\n".join([f"start: {top}"] + rules) + "\n"
     return json.dumps({"grammars": [{"lark_grammar": text}]}, ensure_ascii=False)
+
+
+_IDENTIFIER_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
+
+
+def _identifiers(text: str) -> set[str]:
+    """The identifier-like words of a Lark rule body (rule names among them; a quoted literal's
+    words too, which can only make `_named` answer yes: the safe side)."""
+    return set("".join(c if c in _IDENTIFIER_CHARS else " " for c in text).split())

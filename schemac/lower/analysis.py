@@ -364,6 +364,8 @@ def disjoint(
             if kw in x and all(disjoint(m, y, ctx, depth + 1, shared, present) for m in _distinct(x[kw])):
                 return True
         vals = finite_values(x)
+        if vals is None and shared == {"string"}:
+            vals = pattern_literal(x)
         if vals is not None and len(vals) <= 64 and evaluable(y) and not accepted_values(y, vals, ctx):
             return True
     if shared <= {"object"} and _objects_disjoint(a, b, ctx, depth, present):
@@ -371,6 +373,34 @@ def disjoint(
     if shared <= {"number"} and _ranges_disjoint(a, b):
         return True
     return False
+
+
+#: characters with a meaning in a pattern; any other character (or one of these escaped) is itself
+_REGEX_META = frozenset("\\^$.|?*+()[]{}/")
+
+
+def pattern_literal(node: dict[str, Any]) -> list[str] | None:
+    """[s] when `node`'s `pattern` is `^s$` with `s` literal (no metacharacter, or each one
+    escaped): the only string it admits (ECMA-262 `$` without the `m` flag matches only at the
+    end, so no trailing newline gets in). A discriminator written as a pattern (`"^Abs$"`) then
+    proves branches disjoint like a `const` does. None for any other pattern."""
+    pattern = node.get("pattern")
+    if not isinstance(pattern, str) or len(pattern) < 2 or pattern[0] != "^" or pattern[-1] != "$":
+        return None
+    body, out, i = pattern[1:-1], [], 0
+    while i < len(body):
+        c = body[i]
+        if c == "\\":
+            if i + 1 >= len(body) or body[i + 1] not in _REGEX_META:
+                return None  # \d, \b, \1, \u…: a class, an assertion or an escape, not one character
+            out.append(body[i + 1])
+            i += 2
+            continue
+        if c in _REGEX_META:
+            return None
+        out.append(c)
+        i += 1
+    return ["".join(out)]
 
 
 def _objects_disjoint(a: dict[str, Any], b: dict[str, Any], ctx: LowerContext, depth: int, present: frozenset[str]) -> bool:

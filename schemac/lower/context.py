@@ -39,6 +39,9 @@ class Definitions:
     refused: set[str] = field(default_factory=set)
     #: how many promises were made so far (a lowering that made none has nothing to undo)
     promises: int = 0
+    #: generated names referred to while being built (in progress, not registered): such a
+    #: one must be registered, never inlined (see `negation._negate_ref`)
+    handed: set[str] = field(default_factory=set)
 
     def origin(self, name: str) -> str:
         return self.source.origin.get(name, "")
@@ -123,7 +126,7 @@ class LowerContext:
         if name not in self.defs.source.defs:
             raise reject("unresolvable-ref", self.pointer, f"no definition named {name!r}")
         while True:
-            mark = (len(self.defs.lowered), len(self.defs.derived), self.defs.promises)
+            mark = self.mark()
             self.defs.in_progress.add(name)
             try:
                 sub = LowerContext(self.budget, self.defs, self.sink, self.defs.origin(name), 0, self._lower, self.trace)
@@ -217,12 +220,22 @@ class LowerContext:
         stuck = [n for n, p in self.defs.promised.items() if p.owner == owner]
         return stuck[0] if stuck else None
 
-    def _forget(self, owner: str, mark: tuple[int, int, int]) -> None:
-        """Undo a lowering of `owner` that will be redone or abandoned: drop every definition
-        and derived form recorded since `mark`, and the promises `owner` still holds."""
+    def mark(self) -> tuple[int, int, int]:
+        """Where the memo tables stand now (`drop_since`): definitions, derived forms, promises."""
+        return (len(self.defs.lowered), len(self.defs.derived), self.defs.promises)
+
+    def drop_since(self, mark: tuple[int, int, int]) -> None:
+        """Drop every definition and derived form recorded since `mark`: a build that failed
+        may have registered some that refer to what it was building, which will never exist.
+        Whatever is needed again is rebuilt on demand."""
         for table, size in ((self.defs.lowered, mark[0]), (self.defs.derived, mark[1])):
             for key in list(table)[size:]:
                 del table[key]
+
+    def _forget(self, owner: str, mark: tuple[int, int, int]) -> None:
+        """Undo a lowering of `owner` that will be redone or abandoned: drop every definition
+        and derived form recorded since `mark`, and the promises `owner` still holds."""
+        self.drop_since(mark)
         for name in [n for n, p in self.defs.promised.items() if p.owner == owner]:
             del self.defs.promised[name]
             self.defs.in_progress.discard(name)

@@ -1,31 +1,26 @@
-"""`format` → the exact form of what the final validator checks, where llguidance's regex differs.
+"""`format` → the exact patterns of what the final validator checks, for every enforced format.
 
 llguidance 1.9.1's format regexes are looser than the validator in places (Feb 29 in any year,
 second 60 at any time, no 253-octet host name limit), stricter in others (no quoted email
 local parts, no IPv6 with an IPv4 tail), lacks some (`uri-reference`, `iri`, `json-pointer`,
 `uri-template`...), and it intersects `format` with any `pattern`, so the `format` itself must
-not reach it. `schemac.formats` holds the exact patterns; they go into one
-shared definition per format (charged to the budget once, compiled once), referenced from each
-use (bare where the node holds nothing else but `type`). `hostname` keeps llguidance's regex, which is exact once the total length is bounded.
+not reach it. Where its regex is exact (`duration`, `ipv4`, `uuid`) a pattern is still
+what a later pass can negate (`not`, the exclusive `oneOf`, `if`) and the Lark writer can
+intersect with a negated pattern, so no `format` is left for them. `schemac.formats` holds the
+exact patterns; they go into one shared definition per format (charged to the budget once,
+compiled once), referenced from each use (bare where the node holds nothing else but `type`).
 Final validation reads the unlowered schema, so it still checks the `format`.
 """
 from __future__ import annotations
 
 from typing import Any
 
-from schemac.formats import FORMAT_PATTERNS, HOSTNAME_MAX_LENGTH, pattern_form
+from schemac.formats import FORMAT_PATTERNS, pattern_form
 from schemac.lower.context import LowerContext
 from schemac.schema import DEF_PREFIX, Schema, child_pointer
 
 #: generated definition names; `:` never occurs in names that `schemac.resolve` gives
 DEF_NAME = "format:{}"
-
-
-def _bounded_hostname(node: dict[str, Any]) -> Schema:
-    limit = node.get("maxLength")
-    if isinstance(limit, (int, float)) and not isinstance(limit, bool) and limit <= HOSTNAME_MAX_LENGTH:
-        return node
-    return {**node, "maxLength": HOSTNAME_MAX_LENGTH}
 
 
 def _shared(fmt: str, typed: bool, ctx: LowerContext, max_length: int | None = None) -> dict[str, str]:
@@ -43,8 +38,6 @@ def _shared(fmt: str, typed: bool, ctx: LowerContext, max_length: int | None = N
 
 def lower(node: dict[str, Any], ctx: LowerContext) -> Schema:
     fmt = node.get("format")
-    if fmt == "hostname":
-        return _bounded_hostname(node)
     if not isinstance(fmt, str) or pattern_form(fmt) is None:
         return node
     out = {k: v for k, v in node.items() if k != "format"}

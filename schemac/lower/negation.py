@@ -114,8 +114,8 @@ def _negate(s: Schema, ctx: LowerContext, dom: Domain) -> Schema:
         return True
     if not isinstance(s, dict):
         raise reject("invalid-schema", ctx.pointer, "a schema must be an object or a boolean")
-    if not dom.types:
-        return False
+    if not dom.types or any(m is s or json_equal(m, s) for m in dom.members):
+        return False  # every instance of the domain satisfies s (the same schema holds there)
     if dom.node and disjoint(dom.node, s, ctx):
         return True  # no instance of the domain satisfies s
     if dom.values is not None and evaluable(s):
@@ -227,7 +227,10 @@ def _negate_ref(name: str, ctx: LowerContext) -> Schema:
     if name.startswith(NOT_PREFIX) and name not in ctx.defs.source.defs:
         return {"$ref": DEF_PREFIX + name[len(NOT_PREFIX):]}
     key = NOT_PREFIX + name
-    if key in ctx.defs.lowered or key in ctx.defs.in_progress:
+    if key in ctx.defs.lowered:
+        return {"$ref": DEF_PREFIX + key}
+    if key in ctx.defs.in_progress:
+        ctx.defs.handed.add(key)
         return {"$ref": DEF_PREFIX + key}
     if key in ctx.defs.derived:
         return ctx.defs.derived[key]
@@ -236,19 +239,26 @@ def _negate_ref(name: str, ctx: LowerContext) -> Schema:
         if ctx.defer(name, key, lambda sub: _complement(name, sub)):
             return {"$ref": DEF_PREFIX + key}
         raise not_exact(ctx, f"definition {name!r} from inside its own recursion")
-    ctx.defs.in_progress.add(key)  # until registered: a pass lowering the body may meet its own reference
+    # until registered, a reference to `key` met while building it (in its body, or in a
+    # definition registered meanwhile, e.g. the complement of a definition `name` refers to
+    # that refers back to `name`) is recorded in `handed`: `key` is then registered, not inlined
+    mark = ctx.mark()
+    ctx.defs.in_progress.add(key)
+    ctx.defs.handed.discard(key)
     try:
         body = _negate(target, ctx, Domain())
-        if isinstance(body, bool):
-            ctx.defs.derived[key] = body
-            return body
-        text = repr(body)
-        if DEF_PREFIX + key not in text and len(text) <= INLINE_LIMIT:
-            ctx.defs.derived[key] = body
-            return body
-        lowered = ctx.lower(body)
+        if key not in ctx.defs.handed:
+            text = "" if isinstance(body, bool) else repr(body)
+            if DEF_PREFIX + key not in text and len(text) <= INLINE_LIMIT:
+                ctx.defs.derived[key] = body
+                return body
+        lowered = body if isinstance(body, bool) else ctx.lower(body)
+    except CompileError:
+        ctx.drop_since(mark)  # what was registered meanwhile may refer to `key`
+        raise
     finally:
         ctx.defs.in_progress.discard(key)
+        ctx.defs.handed.discard(key)
     return {"$ref": ctx.add_definition(key, lowered)}
 
 
@@ -335,10 +345,8 @@ def _not_array(v: list[Any], ctx: LowerContext) -> Schema:
 def _not_object(v: dict[str, Any], ctx: LowerContext) -> Schema:
     """Objects other than `v`: a key of v absent or holding another value, or more keys."""
     parts: list[Schema] = [{"type": "object", "minProperties": len(v) + 1}]
-    for k, item in v.items():
-        parts.append({"type": "object", "properties": {k: False}})
-        other = _negate({"const": item}, ctx, Domain())
-        parts.append({"type": "object", "required": [k], "properties": {k: other}})
+    for k, item in v.items():  # k absent, or present with another value: one branch
+        parts.append({"type": "object", "properties": {k: _negate({"const": item}, ctx, Domain())}})
     return _any(parts, ctx)
 
 
@@ -375,19 +383,10 @@ def _not_keyword(t: str, kw: str, s: dict[str, Any], ctx: LowerContext, dom: Dom
     if kw == "format":
         raise not_exact(ctx, f"`format` {v!r}")
     if kw == "required":
-        return [{"type": "object", "properties": {k: False}} for k in dict.fromkeys(v)]
+        named = s.get("properties", {})
+        return [{"type": "object", "properties": {k: False}} for k in dict.fromkeys(v) if k not in named]
     if kw == "properties":
-        keys = dom.keys()
-        out: list[Schema] = []
-        for k, sub in v.items():
-            if keys is not None and k not in keys:
-                continue  # no object of the domain has k
-            other = _negate(sub, ctx, dom.prop(k, ctx))
-            if other is True:
-                out.append({"type": "object", "required": [k]})
-            elif other is not False:
-                out.append({"type": "object", "required": [k], "properties": {k: other}})
-        return out
+        return _not_properties(v, frozenset(s.get("required", ())), ctx, dom)
     if kw == "patternProperties":
         if all(sub is True for sub in v.values()):
             return []
@@ -422,6 +421,32 @@ def _not_keyword(t: str, kw: str, s: dict[str, Any], ctx: LowerContext, dom: Dom
     if kw in ("minContains", "maxContains") or (kw == MARK and not v):
         return []  # read with `contains` (an empty MARK only says the writer counts matches)
     raise not_exact(ctx, f"`{kw}`")
+
+
+def _not_properties(props: dict[str, Schema], required: frozenset[str], ctx: LowerContext, dom: Domain) -> list[Schema]:
+    """Objects where some key of `props` breaks its schema, or (for a key also in `required`)
+    is absent: one branch per key.
+
+    For a key k both listed and required, "k absent" (from ¬required) and "k present and
+    outside S" (from ¬properties) are one branch, `properties: {k: ¬S}`: one object node
+    instead of a two-way anyOf, which an intersection (a oneOf branch ∧ the complements of its
+    siblings, each keyed by its own required discriminator) would otherwise distribute.
+    """
+    keys = dom.keys()
+    out: list[Schema] = []
+    for k, sub in props.items():
+        if keys is not None and k not in keys:  # no object of the domain has k
+            if k in required:
+                out.append({"type": "object", "properties": {k: False}})
+            continue
+        other = _negate(sub, ctx, dom.prop(k, ctx))
+        if k in required:
+            out.append({"type": "object"} if other is True else {"type": "object", "properties": {k: other}})
+        elif other is True:
+            out.append({"type": "object", "required": [k]})
+        elif other is not False:
+            out.append({"type": "object", "required": [k], "properties": {k: other}})
+    return out
 
 
 def _not_contains(target: Schema, s: dict[str, Any], ctx: LowerContext) -> list[Schema]:

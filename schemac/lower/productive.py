@@ -8,8 +8,9 @@ needs one is `unsatisfiable` before generation.
 
 The analysis only proves what holds for every instance, so it never removes a definition that
 has one: a definition is unproductive when it needs, in every instance, a proper descendant that
-satisfies a definition which in turn needs it (a cycle with a step down), or needs an
-unproductive definition.
+satisfies a definition which in turn needs it (a cycle with a step down), is `false` itself (a
+lowering proved it empty: llguidance's JSON compiler refuses a `$ref` to it even in an `anyOf`
+branch), or needs an unproductive definition.
 """
 from __future__ import annotations
 
@@ -120,7 +121,7 @@ def _required(node: Schema, depth: int) -> set[str]:
 def unproductive(defs: dict[str, Schema]) -> set[str]:
     """The definitions of `defs` that no finite JSON value satisfies (as far as can be proven)."""
     edges = {name: _needs(body) for name, body in defs.items()}
-    bad: set[str] = set()
+    bad = {name for name, body in defs.items() if body is False}  # lowered to nothing at all
     for start, needed in edges.items():
         for target, down in needed.items():
             if down and start not in bad and _reaches(edges, target, start):
@@ -182,3 +183,18 @@ def drop_unproductive(root: Schema, defs: dict[str, Schema]) -> tuple[Schema, di
         return root, defs
     kept = {name: _without(body, bad) for name, body in defs.items() if name not in bad}
     return _without(root, bad), kept
+
+
+def drop_definitions(lowered: Schema, names: set[str]) -> Schema:
+    """A lowered schema (root with its `$defs`) with every reference to `names` replaced by
+    `false` and those definitions removed: for definitions llguidance proved empty (its JSON
+    compiler refuses a whole schema over one unsatisfiable definition, even one only an optional
+    position or an `anyOf` branch reaches). Exact: a `$ref` to an empty definition is `false`."""
+    if not isinstance(lowered, dict):
+        return lowered
+    defs = lowered.get("$defs", {})
+    kept = {name: _without(body, names) for name, body in defs.items() if name not in names}
+    root = _without({k: v for k, v in lowered.items() if k != "$defs"}, names)
+    if not isinstance(root, dict) or not kept:
+        return root
+    return {**root, "$defs": kept}

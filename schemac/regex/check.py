@@ -7,6 +7,7 @@ from schemac.budget import Budget
 from schemac.diagnostics import Diagnostic, reject
 from schemac.regex.engine import compile_re2, translate
 from schemac.regex.lookahead import lookahead_error
+from schemac.regex.strings import has_terminal, json_string_terminal
 from schemac.regex.syntax import MAX_PATTERN_CHARS, PatternError
 from schemac.schema import Bundle, Schema, child_pointer, iter_subschemas, some_subschema
 
@@ -93,6 +94,15 @@ def _roots(root: Schema | Bundle) -> list[tuple[Schema, str]]:
     return [(root, "")]
 
 
+def _terminal_error(pattern: str) -> PatternError | None:
+    """Why a pattern has no exact terminal (rather than RE2's complaint about its look-arounds)."""
+    try:
+        json_string_terminal(pattern)
+    except PatternError as exc:
+        return exc
+    return None
+
+
 def check_patterns(root: Schema | Bundle, budget: Budget) -> None:
     """Check every pattern (`pattern`, `patternProperties` keys, inside `propertyNames` too).
 
@@ -114,10 +124,12 @@ def check_patterns(root: Schema | Bundle, budget: Budget) -> None:
             if pattern in found:
                 continue
             try:
-                compile_re2(pattern)
-                translate(pattern)
+                if not has_terminal(pattern):  # assertions or anchors llguidance refuses: a Lark terminal
+                    compile_re2(pattern)
+                    translate(pattern)
             except PatternError as exc:
-                exc = lookahead_error(pattern) or exc
+                # the terminal's reason is the most specific (it takes look-arounds where RE2 fails)
+                exc = _terminal_error(pattern) or lookahead_error(pattern) or exc
                 raise reject(exc.code, ptr, str(exc), hint="rewrite the pattern in the RE2-compatible subset of ECMA-262") from None
             found.add(pattern)
 
@@ -132,7 +144,8 @@ def llguidance_pattern_errors(root: Schema | Bundle, budget: Budget | None = Non
     found: dict[str, str] = {}
     for node, pointer in _roots(root):
         for pattern, ptr in _patterns(node, pointer):
-            found.setdefault(pattern, ptr)
+            if not has_terminal(pattern):  # those have no llguidance regex: the Lark probe judges them
+                found.setdefault(pattern, ptr)
     if not found:
         return []
     errors: list[Diagnostic] = []
@@ -147,6 +160,8 @@ def llguidance_pattern_errors(root: Schema | Bundle, budget: Budget | None = Non
         return errors
     for node, pointer in _roots(root):  # each alone is fine: look for patterns that bind one string together
         for patterns, ptr in _together(node, pointer):
+            if any(has_terminal(p) for p in patterns):
+                continue
             if budget is not None and budget.expired():
                 return []
             message = _llguidance_rejects_together([translate(p) for p in patterns])

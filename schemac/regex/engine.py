@@ -8,6 +8,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from schemac.regex.assertions import assertion_tree, has_assertions, search
 from schemac.regex.parse import _Translator
 from schemac.regex.syntax import MAX_PATTERN_CHARS, RE2_MAX_MEM, PatternError
 
@@ -69,10 +70,15 @@ def ecma_search(pattern: str, text: str) -> bool:
     """Whether ECMA-262 `pattern` (u flag, unanchored search) matches somewhere in `text`.
 
     RE2 runs the translated pattern (linear time, 2 MiB program); `PatternError` if it cannot.
+    A pattern with assertions runs on `assertions.search` instead (the ends of each node's
+    matches from each position: polynomial in the text's length).
     A `text` holding a lone surrogate matches nothing (no JSON string the grammar admits holds one).
     """
     if _has_surrogate(text):
         return False
+    tree = assertion_tree(pattern) if has_assertions(pattern) else None
+    if tree is not None:  # look-arounds, `\\b`: RE2 has none; positions decide (`assertions`)
+        return search(tree, text)
     return compile_re2(pattern).search(text) is not None
 
 

@@ -83,6 +83,17 @@ class _Group:
         self.alts = alts
 
 
+class _Look(_Group):
+    """A look-around (`kind` is its opener: `(?=`, `(?!`, `(?<=` or `(?<!`), from the assertion mode
+    of `_Translator` only (`schemac.regex.assertions`)."""
+
+    __slots__ = ("kind",)
+
+    def __init__(self, kind: str) -> None:
+        super().__init__(False, [[]])
+        self.kind = kind
+
+
 class _Repeat:
     __slots__ = ("node", "lo", "hi", "text")
 
@@ -100,7 +111,7 @@ _NO_RANGES: Ranges = []
 def _tree(out: list[str], marks: list[int | Ranges | tuple[int, int | None] | None]) -> tuple[_Group, int]:
     """The tree of a translated pattern from `_Translator.parse`'s tokens, and its nesting depth.
     Marks: a code point for a literal, ranges for a class, (lo, hi) for a quantifier, None for
-    `(`, `(?:`, `)`, `|`, `^`, `$`."""
+    `(`, `(?:`, `)`, `|`, `^`, `$` (and, in assertion mode, look-around openers, `\\b`, `\\B`)."""
     root = _Group(None, [[]])
     stack = [root]
     depth = 0
@@ -112,8 +123,8 @@ def _tree(out: list[str], marks: list[int | Ranges | tuple[int, int | None] | No
             items.append(_Atom(mark))
         elif isinstance(mark, tuple):
             items[-1] = _Repeat(items[-1], mark[0], mark[1], text)
-        elif text in ("(", "(?:"):
-            group = _Group(text == "(", [[]])
+        elif text.startswith("("):
+            group = _Group(text == "(", [[]]) if text in ("(", "(?:") else _Look(text)
             items.append(group)
             stack.append(group)
             depth = max(depth, len(stack) - 1)

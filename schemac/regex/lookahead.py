@@ -17,7 +17,9 @@ and `{not: {type: string, pattern: ^B}}` appended after the user's own. `pattern
 only, so the negated members say `type: string` (a bare `not: {pattern}` would refuse every other
 type, which the user's keyword let through); the existing negation of string keywords lowers
 them (`schemac.lower.negation_strings`). `schemac.origins.in_source` maps diagnostics on the
-appended members back to the user's `pattern` (`lookahead_member`).
+appended members back to the user's `pattern` (`lookahead_member`). A pattern under
+`propertyNames` is left whole: names have no key-level `allOf`, but every pattern with
+look-aheads has an exact key terminal (`schemac.regex.assertions`).
 """
 from __future__ import annotations
 
@@ -115,18 +117,19 @@ def _rewrite(node: Schema) -> Schema:
         return node
     seen: list[tuple[int, tuple[str | int, ...]]] = []  # (index of the parent in `seen`, tokens from it)
     found: list[tuple[int, dict[str, Any], str, list[Schema]]] = []
-    stack: list[tuple[int, tuple[str | int, ...], Schema]] = [(-1, (), node)]
+    stack: list[tuple[int, tuple[str | int, ...], Schema, bool]] = [(-1, (), node, False)]
     while stack:
-        parent, tokens, item = stack.pop()
+        parent, tokens, item, names = stack.pop()
         if not isinstance(item, dict):
             continue
         here = len(seen)
         seen.append((parent, tokens))
-        if _rewritable(item):
+        names = names or tokens[:1] == ("propertyNames",)
+        if _rewritable(item) and not names:
             form = lookahead_members(item["pattern"])
             if form is not None:
                 found.append((here, item, *form))
-        stack.extend((here, sub_tokens, sub) for sub_tokens, sub in iter_subschemas(item))
+        stack.extend((here, sub_tokens, sub, names) for sub_tokens, sub in iter_subschemas(item))
     if not found:
         return node
     copies: dict[int, Any] = {}  # id of an original container → its copy (each copied once)

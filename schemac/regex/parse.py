@@ -13,8 +13,12 @@ class _Translator:
     """One left-to-right pass over an ECMA-262 pattern, emitting the explicit form (rewritten as a
     tree only where llguidance's escape bug may bite)."""
 
-    def __init__(self, pattern: str, lookaheads: bool = False) -> None:
+    def __init__(self, pattern: str, lookaheads: bool = False, assertions: bool = False) -> None:
         self.p = pattern
+        #: with `assertions` (`schemac.regex.assertions`), look-arounds and `\\b`/`\\B` anywhere
+        #: become tokens of their own (the opener, or the escape, marked None)
+        self.assertions = assertions
+        self.opened: list[str] = []  # the open groups' openers (an assertion closes unquantifiable)
         self.i = 0
         self.out: list[str] = []
         self.marks: list[int | Ranges | tuple[int, int | None] | None] = []
@@ -53,7 +57,12 @@ class _Translator:
         quantifiable = False
         while self.i < n:
             c = p[self.i]
-            if c == "\\":
+            if c == "\\" and self.assertions and p.startswith(("\\b", "\\B"), self.i):
+                out.append(p[self.i:self.i + 2])
+                marks.append(None)
+                self.i += 2
+                quantifiable = False
+            elif c == "\\":
                 self.i += 1
                 item = self.escape(in_class=False)
                 if isinstance(item, list):
@@ -67,6 +76,7 @@ class _Translator:
                 quantifiable = True
             elif c == "(":
                 out.append(self.group_open())
+                self.opened.append(out[-1])
                 marks.append(None)
                 groups += 1
                 quantifiable = False
@@ -77,7 +87,7 @@ class _Translator:
                 out.append(")")
                 marks.append(None)
                 self.i += 1
-                quantifiable = True
+                quantifiable = self.opened.pop() in ("(", "(?:")  # look-arounds take no quantifier ("u")
                 if not groups and self.body >= 0:  # a leading look-ahead closes (unquantifiable with "u")
                     self.lookaheads.append((p[self.body - 1] == "=", self.body, self.i - 1))
                     self.body, self.lead, quantifiable = -1, self.i, False
@@ -191,6 +201,9 @@ class _Translator:
             self.body = self.i = i + 3
             return "(?:"
         if p.startswith(("(?=", "(?!", "(?<=", "(?<!"), i):
+            if self.assertions:
+                self.i = i + (3 if p[i + 2] in "=!" else 4)
+                return p[i:self.i]
             raise self.fail("look-around assertions are not supported by RE2 or llguidance")
         if p.startswith("(?<", i):
             end = p.find(">", i + 3)

@@ -97,7 +97,8 @@ def _unrolled(text: list[str], body: list[Mark], quant: tuple[int, int | None]) 
 
 
 def _is_open(text: str, mark: Mark) -> bool:
-    return mark is None and text in ("(", "(?:")
+    """A group opener: `(`, `(?:`, or a look-around's (assertion mode)."""
+    return mark is None and text.startswith("(")
 
 
 def _rotate(out: list[str], marks: list[Mark]) -> None:

@@ -13,128 +13,23 @@ texts. `_parts` computes, for each node, its language split by the anchors its m
 (begins at the start of the string?, ends at its end?). A sequence joins parts (a part that must
 begin at the start may only follow an empty match of what precedes it, and likewise at the end),
 and the search is then the union, over parts, of the part padded with "any string" on each side
-whose anchor it lacks. Anchors inside repetitions are refused (`PatternError`).
+whose anchor it lacks (`spelling`). An anchor inside a repetition is kept when the repeated
+group holds anchors of one kind only (`spelling._repeat_parts`); both kinds are refused.
 
-The terminals are llguidance Lark regex atoms (`/.../`), joined with `&` for length bounds.
+The terminals are llguidance Lark regex atoms (`/.../`), joined with `&` for length bounds. A
+pattern with look-arounds or `\\b`/`\\B` (`assertions`) becomes a Lark expression with `&`/`~`
+between the quotes (`lookaround`).
 """
 from __future__ import annotations
 
-from schemac.regex.guard import _Anchor, _Atom, _Group, _Node, _Repeat, _tree
+from functools import lru_cache
+
+from schemac.regex.assertions import assertion_tree, needs_terminal
+from schemac.regex.guard import _Group, _tree
+from schemac.regex.lookaround import search_terminal
 from schemac.regex.parse import _Translator
-from schemac.regex.syntax import MAX_CODE_POINT, MAX_PATTERN_CHARS, MAX_REPEAT, PatternError, Ranges, _class
-
-#: deepest group nesting the terminal builder recurses through
-MAX_NESTING = 200
-#: longest terminal text built (anchors in many places multiply the parts' text)
-MAX_TERMINAL_CHARS = 1 << 20
-
-#: short escapes json.dumps writes (code point → escape letter)
-_SHORT = {0x08: "b", 0x09: "t", 0x0A: "n", 0x0C: "f", 0x0D: "r", 0x22: '"', 0x5C: "\\"}
-
-#: one part of a node's language: (regex over spellings, whether it holds the empty string)
-_Part = tuple[str, bool]
-#: parts by (must begin at the start of the string, must end at its end)
-_Parts = dict[tuple[bool, bool], _Part]
-
-
-def _hex_alternatives(digits: list[int]) -> str:
-    """A regex for the lower-case two-digit hex spellings of `digits` (all below 0x20)."""
-    out = []
-    for high in (0, 1):
-        lows = [d & 0xF for d in digits if d >> 4 == high]
-        if lows:
-            cls = "".join(f"{x:x}" for x in lows)
-            out.append(f"{high}{cls}" if len(lows) == 1 else f"{high}[{cls}]")
-    return out[0] if len(out) == 1 else "(?:" + "|".join(out) + ")"
-
-
-def spelling_regex(ranges: Ranges) -> str | None:
-    """A regex matching exactly the canonical JSON spellings of the code points in `ranges`
-    (normalised); None for the empty set."""
-    raw: Ranges = []
-    special: list[int] = []
-    for lo, hi in ranges:
-        for cp in range(lo, min(hi, 0x5C) + 1):
-            if cp < 0x20 or cp in (0x22, 0x5C):
-                special.append(cp)
-        for a, b in ((max(lo, 0x20), min(hi, 0x21)), (max(lo, 0x23), min(hi, 0x5B)), (max(lo, 0x5D), hi)):
-            if a <= b:
-                raw.append((a, b))
-    alternatives = [_class(raw)] if raw else []
-    short = [_SHORT[cp] for cp in special if cp in _SHORT]
-    if short:
-        letters = "".join("\\\\" if c == "\\" else c for c in short)
-        alternatives.append("\\\\" + (letters if len(short) == 1 else f"[{letters}]"))
-    long = [cp for cp in special if cp not in _SHORT]
-    if long:
-        alternatives.append("\\\\u00" + _hex_alternatives(long))
-    if not alternatives:
-        return None
-    return alternatives[0] if len(alternatives) == 1 else "(?:" + "|".join(alternatives) + ")"
-
-
-_ANY_CHAR = spelling_regex([(0, MAX_CODE_POINT)])
-assert _ANY_CHAR is not None
-_ANY = f"(?:{_ANY_CHAR})*"
-
-
-def _group(text: str) -> str:
-    return f"(?:{text})"
-
-
-def _atom_parts(node: _Atom) -> _Parts:
-    spelt = spelling_regex(node.ranges)
-    return {} if spelt is None else {(False, False): (spelt, False)}
-
-
-def _sequence(items: list[_Node], depth: int) -> _Parts:
-    acc: _Parts = {(False, False): ("", True)}
-    for item in items:
-        step = _parts(item, depth)
-        joined: _Parts = {}
-        for (sx, ex), (rx, nx) in acc.items():
-            for (sy, ey), (ry, ny) in step.items():
-                if sy and not nx or ex and not ny:
-                    continue  # Y must begin at the start, or X end at the end, with something between
-                left, left_empty = ("", True) if sy else (rx, nx)
-                right, right_empty = ("", True) if ex else (ry, ny)
-                _union(joined, (sx or sy, ex or ey), (left + right, left_empty and right_empty))
-        acc = joined
-        if not acc:
-            break
-    return acc
-
-
-def _union(into: _Parts, key: tuple[bool, bool], part: _Part) -> None:
-    if len(part[0]) > MAX_TERMINAL_CHARS:
-        raise PatternError("regex-too-large", f"the string terminal would pass {MAX_TERMINAL_CHARS:,} characters")
-    if key in into:
-        text, empty = into[key]
-        into[key] = (f"{_group(text)}|{_group(part[0])}" if text != part[0] else text, empty or part[1])
-    else:
-        into[key] = part
-
-
-def _parts(node: _Node, depth: int) -> _Parts:
-    if depth > MAX_NESTING:
-        raise PatternError("regex-too-large", f"the pattern nests deeper than {MAX_NESTING} groups")
-    if isinstance(node, _Atom):
-        return _atom_parts(node)
-    if isinstance(node, _Anchor):
-        return {(node.text == "^", node.text == "$"): ("", True)}
-    if isinstance(node, _Repeat):
-        body = _parts(node.node, depth + 1)
-        if set(body) - {(False, False)}:
-            raise PatternError("unsupported-regex", "an anchor inside a repeated group has no JSON string terminal")
-        if not body:  # the body matches nothing: only zero repetitions remain
-            return {(False, False): ("", True)} if node.lo == 0 else {}
-        text, empty = body[(False, False)]
-        return {(False, False): (_group(_group(text) + node.text), empty or node.lo == 0)}
-    out: _Parts = {}
-    for alt in node.alts:
-        for key, part in _sequence(alt, depth + 1).items():
-            _union(out, key, part)
-    return {key: (_group(text), empty) for key, (text, empty) in out.items()}
+from schemac.regex.spelling import _ANY, _ANY_CHAR, _group, _parts
+from schemac.regex.syntax import MAX_PATTERN_CHARS, MAX_REPEAT, PatternError
 
 
 def _character_tree(pattern: str) -> _Group:
@@ -164,6 +59,20 @@ def canonical_string_terminal() -> str:
     return _lark(_ANY)
 
 
+@lru_cache(maxsize=256)
+def has_terminal(pattern: str) -> bool:
+    """Whether `pattern` needs an exact Lark terminal (`needs_terminal`: assertions, or anchors
+    llguidance's regexes refuse) and has one: what routes a string node to the Lark writer. A
+    pattern with anchors and no terminal keeps the plain path, where llguidance refuses it."""
+    if not needs_terminal(pattern):
+        return False
+    try:
+        json_string_terminal(pattern)
+    except PatternError:
+        return False
+    return True
+
+
 def json_string_terminal(pattern: str | None = None, *, min_length: int = 0, max_length: int | None = None) -> str:
     """A Lark terminal expression matching exactly the canonical spellings (quotes included) of
     the strings whose value ECMA-262 `pattern` matches (search) and whose length in code points
@@ -173,7 +82,11 @@ def json_string_terminal(pattern: str | None = None, *, min_length: int = 0, max
     if max(min_length, max_length or 0) > MAX_REPEAT:
         raise PatternError("regex-too-large", f"a length bound above {MAX_REPEAT} in a string terminal")
     terms = []
-    if pattern is not None:
+    tree = None if pattern is None else assertion_tree(pattern)
+    if tree is not None:  # assertions: Lark's `&` and `~` between the quotes
+        expr = search_terminal(tree)
+        terms.append(_lark("[^\\x{0}-\\x{10FFFF}]") if expr is None else f'/"/ ({expr}) /"/')
+    elif pattern is not None:
         regex = _search_regex(pattern)
         terms.append(_lark("[^\\x{0}-\\x{10FFFF}]" if regex is None else _group(regex)))
     if min_length or max_length is not None:
