@@ -51,9 +51,8 @@ def emit(lowered: Schema, budget: Budget | None = None, key_order: str = "schema
     if message is not None and lark and "Unsatisfiable schema" in message:
         grammar = lark_grammar(lowered, check_unsat=True, budget=budget, key_order=key_order)  # drop the parts that accept nothing
         message = _validated(grammar) or parser_limit(grammar)
-    dropped: set[str] = set()
-    while message is not None and not lark and (name := _empty_definition(message, lowered)) not in (None, *dropped):
-        dropped.add(name)
+    # each round removes the named definition, so a name never comes back: at most one per definition
+    while message is not None and not lark and (name := _empty_definition(message, lowered)) is not None:
         lowered = drop_definitions(lowered, {name})
         if lowered is False:
             break
