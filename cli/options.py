@@ -11,10 +11,11 @@ import click
 
 FORMATS = ("text", "table", "json", "sarif", "github")
 #: `schemac.pipeline.KEY_ORDERS`, spelt here so the command line loads no compiler to parse flags
-KEY_ORDERS = ("schema", "any")
-_KEY_ORDER_HELP = ("Key order in answers: 'schema' ({default}) keeps the schema's order, so answers follow it "
-                   "(e.g. a reasoning key before an answer key); 'any' accepts every order in objects of at most "
-                   "6 listed keys.")
+KEY_ORDERS = ("schema", "properties", "any")
+_KEY_ORDER_HELP = ("Key order in answers: 'schema' ({default}) accepts an order the schema states, that of "
+                   "'properties' or, where it differs, required keys first in the order of 'required' (e.g. a "
+                   "reasoning key listed before an answer key in both comes first); 'properties' accepts the order "
+                   "of 'properties' only; 'any' accepts every order in objects of at most 6 listed keys.")
 
 
 def key_order_option(configurable: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:

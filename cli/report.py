@@ -3,7 +3,7 @@
 The JSON report (`--format json`, format version 1; fields are only ever added) is::
 
     {
-      "format": 1, "schemac": "0.2.0", "llguidance": "1.9.1",
+      "format": 1, "schemac": "0.3.0", "llguidance": "1.9.1",
       "ok": true,                          # false when any schema is rejected (exit code 1)
       "summary": {"schemas": 2, "ok": 1, "rejected": 1, "ignored": 0},
       "schemas": [{

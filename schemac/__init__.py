@@ -36,8 +36,10 @@ def compile(
     limits: the per-schema budget (default `schemac.budget.Limits()`).
     cache_dir: also use the content-addressed disk cache there.
     use_cache: use (and fill) the in-memory LRU and the disk cache.
-    key_order: "schema" (listed keys in schema order, as llguidance and OpenAI's structured outputs
-    fix them) or "any" (objects with at most 6 listed keys take them in every order).
+    key_order: "schema" (listed keys in an order the schema states: that of `properties`, or
+    required keys first in the order of `required` where that differs), "properties" (the order
+    of `properties` only, as llguidance and OpenAI's structured outputs fix it) or "any"
+    (objects with at most 6 listed keys take them in every order).
     """
     from schemac.pipeline import compile_schema
 

@@ -7,7 +7,8 @@ Keys (all optional; command-line flags override them):
     strict-formats = true            # unknown `format` values are errors, not dropped annotations
     upgrade-drafts = true            # rewrite draft-04/06/07/2019-09 schemas to 2020-12
     key-order = "any"                # objects of at most 6 listed keys take them in every order
-                                     # (default "schema": answers follow the schema's key order)
+                                     # (default "schema": an order the schema states, `properties`'
+                                     # or `required`'s; "properties": `properties`' order only)
     include = ["schemas/**/*.json"]  # which files count as schemas (default: *.json, *.yaml, *.yml)
     exclude = ["**/fixtures/**"]     # never checked, even when named on the command line
     per-file-ignores = {"schemas/legacy/*.json" = ["unknown-format"]}
@@ -29,7 +30,7 @@ from schemac.diagnostics import CODES
 
 _KEYS = frozenset({"strict-formats", "upgrade-drafts", "key-order", "include", "exclude", "per-file-ignores"})
 #: `schemac.pipeline.KEY_ORDERS`, spelt here so reading a configuration loads no compiler
-KEY_ORDERS = ("schema", "any")
+KEY_ORDERS = ("schema", "properties", "any")
 
 
 class ConfigError(ValueError):
@@ -182,7 +183,7 @@ def _flag(path: Path, table: dict[str, Any], key: str) -> bool | None:
 def _key_order(path: Path, table: dict[str, Any]) -> str | None:
     value = table.get("key-order")
     if value is not None and value not in KEY_ORDERS:
-        choices = " or ".join(f'"{k}"' for k in KEY_ORDERS)
+        choices = ", ".join(f'"{k}"' for k in KEY_ORDERS[:-1]) + f' or "{KEY_ORDERS[-1]}"'
         raise ConfigError(f"{path}: 'key-order' must be {choices}, not {value!r}")
     return value
 

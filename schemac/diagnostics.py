@@ -119,7 +119,7 @@ CODES: dict[str, tuple[str, str]] = {
     "unknown-format": ("A `format` llguidance does not enforce; dropped as an annotation (an error under --strict-formats).", '{"type": "string", "format": "color"}'),
     "unsupported-keyword": ("A validation keyword that no pass lowered and llguidance would not enforce (the last pass's backstop: unknown keywords are annotations and dropped).", ""),
     "budget-exhausted": ("A lowering needed more expansion than the schema's shared budget allows.", '{"type": "object", "properties": {"a": {}, "b": {}, "c": {}, "d": {}, "e": {}, "f": {}, "g": {}, "h": {}, "i": {}, "j": {}, "k": {}, "l": {}}, "minProperties": 6}'),
-    "key-order-fallback": ("Under key_order=\"any\" the grammar passed llguidance's limits, so the schema was written in schema order (a warning).", ""),
+    "key-order-fallback": ("In the orders key_order admits (\"any\", or \"schema\"'s `required` orders) the grammar passed llguidance's limits or the deadline, so the schema was written in the order of `properties` (a warning).", ""),
     "too-large": ("The schema exceeds a size, depth or deadline limit.", '{"enum": [0, 1, 2, ..., 50000]} (more than 50,000 enum values)'),
     "unsatisfiable": ("No JSON value satisfies the schema, so no answer could ever be generated.", "false"),
     "tool-parameters-unsupported": ("A function's parameters schema has a shape the tool envelope cannot write exactly (DSML names each argument: an object schema with properties/required/additionalProperties only).", '{"type": "object", "properties": {"a": {}}, "minProperties": 1}'),

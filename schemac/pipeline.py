@@ -22,6 +22,8 @@ from schemac.compat import legacy_dependencies
 from schemac.diagnostics import CompileError, Diagnostic, DiagnosticSink
 from schemac.dialect import DIALECT_2020_12, apply_dialect, upgrade_needed
 from schemac.emit import emit
+from schemac.emit.lark_object_free import MAX_FREE_KEYS
+from schemac.emit.stated_orders import with_required_orders
 from schemac.formats import apply_formats
 from schemac.load import Census, document_census, load_with_census
 from schemac.lower import lower_bundle
@@ -63,8 +65,9 @@ def _limits_fields(limits: Limits) -> dict[str, Any]:
     return asdict(limits)  # Limits is frozen, so one conversion per distinct value
 
 
-#: the property-order policies: keys in schema order (llguidance's, the default) or in any order
-KEY_ORDERS = ("schema", "any")
+#: the property-order policies: an order the schema states (the default: `properties`' or
+#: `required`'s, `emit.stated_orders`), `properties`' order only (llguidance's), or any order
+KEY_ORDERS = ("schema", "properties", "any")
 
 
 def _options(upgrade_drafts: bool, strict_formats: bool, limits: Limits, key_order: str) -> dict[str, Any]:
@@ -127,22 +130,29 @@ def lower_schema(schema: Schema, options: dict[str, Any], budget: Budget, sink: 
 def emit_schema(bundle: Bundle, lowered: Schema, budget: Budget, key_order: str = "schema",
                 sink: DiagnosticSink | None = None) -> str:
     """`emit` on the schema's budget, with a failed grammar check put on the user pattern
-    llguidance refuses, if any. Under `key_order="any"`, a grammar past llguidance's limits
-    (symbols, rule depth, rows, size) is written again in schema order, with a warning: every
-    order of every small object can cost ten times the rules of one."""
+    llguidance refuses, if any. A policy that adds orders ("any"; "schema" where a `required`
+    states another order than `properties`, `stated_orders`) is tried first; a grammar past
+    llguidance's limits (symbols, rule depth, rows, size), the budget or Python's stack is
+    written again in the order of `properties`, with a warning: every order of every small
+    object can cost ten times the rules of one. (An attempt that spends the whole deadline
+    leaves no time to write it again: that schema is refused with `too-large`.)"""
     try:
-        if key_order == "any":
+        if key_order != "properties":
+            used = dict(budget.used)
             try:
-                return emit(lowered, budget, key_order)
-            except CompileError as exc:
-                if exc.codes not in (["grammar-error"], ["too-large"]):
+                # objects "any" writes in one order (past its bound) take the orders "schema" admits too
+                wider = with_required_orders(lowered, MAX_FREE_KEYS if key_order == "any" else 0)
+                if wider is not lowered or key_order == "any":
+                    return emit(wider, budget, key_order)
+            except (CompileError, RecursionError) as exc:
+                if isinstance(exc, CompileError) and exc.codes not in (["grammar-error"], ["too-large"], ["budget-exhausted"]):
                     raise
-                grammar = emit(lowered, budget)
+                budget.used.update(used)  # the fallback starts from the budget the attempt found
                 if sink is not None:
-                    sink.warn("key-order-fallback", "", f"written in schema order: in every key order, {exc.diagnostics[0].message}",
-                              hint="split the schema, or compile it with key_order=\"schema\"")
-                return grammar
-        return emit(lowered, budget)
+                    why = exc.diagnostics[0].message if isinstance(exc, CompileError) else "nesting too deep"
+                    sink.warn("key-order-fallback", "", f"written in the order of `properties`: in the orders "
+                              f"key_order=\"{key_order}\" admits, {why}", hint="split the schema, or compile it with key_order=\"properties\"")
+        return emit(lowered, budget, "properties")
     except CompileError as exc:
         if exc.codes == ["grammar-error"]:
             located = llguidance_pattern_errors(bundle)

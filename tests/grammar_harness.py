@@ -191,3 +191,15 @@ def check_golden(fx: dict[str, Any]) -> Any:
         assert oracle.is_valid(t["data"]) == t["valid"], t
         assert accepts(art.grammar, text_of(t["data"])) == t["valid"], t
     return art
+
+
+def valid_text(oracle: Any, text: str) -> bool:
+    """Whether final validation (`oracle`, a `FinalValidator`) accepts the answer `text`; a text
+    that is not strict JSON (a lone surrogate, say) is invalid."""
+    from schemac.validate import parse_answer
+
+    try:
+        value = parse_answer(text)
+    except ValueError:
+        return False
+    return bool(oracle.is_valid(value))

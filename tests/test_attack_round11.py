@@ -19,17 +19,9 @@ from typing import Any
 import pytest
 
 import schemac
-from grammar_harness import accepts
+from grammar_harness import accepts, valid_text
 from schemac.diagnostics import CompileError
 from schemac.validate import FinalValidator, parse_answer
-
-
-def _valid(oracle: FinalValidator, text: str) -> bool:
-    try:
-        value = parse_answer(text)
-    except ValueError:
-        return False
-    return oracle.is_valid(value)
 
 
 def _check(schema: Any, texts: list[str], must_admit: list[str] | tuple[str, ...] = (), refusable: set[str] = frozenset(),
@@ -40,7 +32,7 @@ def _check(schema: Any, texts: list[str], must_admit: list[str] | tuple[str, ...
     art = schemac.compile(schema, use_cache=False, **options)
     if oracle is None:
         final = FinalValidator(schema)
-        oracle = lambda text: _valid(final, text)  # noqa: E731
+        oracle = lambda text: valid_text(final, text)  # noqa: E731
     wrong = []
     for text in list(texts) + list(must_admit):
         valid, got = oracle(text), accepts(art.grammar, text)
@@ -62,7 +54,7 @@ def _compiles_or_refused(schema: Any, texts: list[str], codes: set[str], **optio
         assert set(exc.codes) <= codes, exc
         if exc.codes == ["unsatisfiable"]:  # then no sample may be valid
             oracle = FinalValidator(schema)
-            assert not [t for t in texts if _valid(oracle, t)], exc
+            assert not [t for t in texts if valid_text(oracle, t)], exc
         return
     _check(schema, texts, **options)
 
@@ -384,7 +376,7 @@ def test_metaschema_wrapper_uri_is_not_user_addressable() -> None:
         assert exc.codes == ["remote-ref"]
         return
     oracle = FinalValidator(schema)
-    assert not [t for t in TYPE_NAMES if accepts(art.grammar, t) and not _valid(oracle, t)]
+    assert not [t for t in TYPE_NAMES if accepts(art.grammar, t) and not valid_text(oracle, t)]
 
 
 def test_metaschema_name_clashes() -> None:
@@ -711,7 +703,7 @@ def _prune_case(empty: Any, use: dict[str, Any]) -> None:
         assert set(exc.codes) <= PRUNE_REFUSALS, exc
         if exc.codes == ["unsatisfiable"]:
             oracle = FinalValidator(schema)
-            assert not [t for t in PRUNE_TEXTS if _valid(oracle, t)], exc
+            assert not [t for t in PRUNE_TEXTS if valid_text(oracle, t)], exc
         return
     _check(schema, PRUNE_TEXTS, refusable=ORDER_REFUSABLE)
 
@@ -1298,7 +1290,7 @@ def test_generation_walk(schema: Any, texts: list[str]) -> None:
     art = schemac.compile(schema, use_cache=False)
     final = FinalValidator(schema)
     for text in texts:
-        assert _valid(final, text), text
+        assert valid_text(final, text), text
         assert _generates(art.grammar, text) == "ok", text
 
 

@@ -127,7 +127,22 @@ def test_key_order_flag_reaches_the_artifact(tmp_path: Path) -> None:
     assert (fixed.options["key_order"], free.options["key_order"]) == ("schema", "any")
     assert not accepts(fixed.grammar, '{"b": 2, "a": 1}') and accepts(free.grammar, '{"b": 2, "a": 1}')
     bad = run("compile", "--key-order", "sorted", "s.json", "-o", "x")
-    assert bad.exit_code == 2 and "'sorted' is not one of 'schema', 'any'" in bad.stderr
+    assert bad.exit_code == 2 and "'sorted' is not one of 'schema', 'properties', 'any'" in bad.stderr
+
+
+def test_properties_key_order_flag_drops_the_required_order(tmp_path: Path) -> None:
+    """`required` states `b, a`: the default admits it beside `properties`' `a, b`; "properties" does not."""
+    from grammar_harness import accepts
+
+    write(tmp_path / "s.json", {**TWO_KEYS, "required": ["b", "a"]})
+    assert run("compile", "s.json", "-o", "default").exit_code == 0
+    assert run("compile", "--key-order", "properties", "s.json", "-o", "strict").exit_code == 0
+    stated = Artifact.load(tmp_path / "default" / "s.schemac.json")
+    strict = Artifact.load(tmp_path / "strict" / "s.schemac.json")
+    assert strict.options["key_order"] == "properties"
+    for text in ('{"a": 1, "b": 2}', '{"b": 2, "a": 1}'):
+        assert accepts(stated.grammar, text)
+        assert accepts(strict.grammar, text) is text.startswith('{"a"')
 
 
 def test_key_order_reaches_every_compile_of_check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -54,8 +54,8 @@ def test_search_goes_upward_and_prefers_schemac_toml(tmp_path: Path) -> None:
         ("include = 'a.json'\n", "list of glob strings"),
         ("per-file-ignores = {'a.json' = ['no-such-code']}\n", "unknown code(s) no-such-code"),
         ("strict-formats = \n", "invalid TOML"),
-        ("key-order = 'sorted'\n", "'key-order' must be \"schema\" or \"any\", not 'sorted'"),
-        ("key-order = true\n", "'key-order' must be \"schema\" or \"any\", not True"),
+        ("key-order = 'sorted'\n", "'key-order' must be \"schema\", \"properties\" or \"any\", not 'sorted'"),
+        ("key-order = true\n", "'key-order' must be \"schema\", \"properties\" or \"any\", not True"),
     ],
 )
 def test_bad_configuration_is_a_usage_error(tmp_path: Path, text: str, message: str) -> None:

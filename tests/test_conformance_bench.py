@@ -108,7 +108,8 @@ def _order_matcher(schema: dict):
     from benchmarks.conformance.tokenizers import load_tokenizer
 
     tokenizer = load_tokenizer("llama32k")
-    grammar = schemac.compile(schema, use_cache=False).grammar
+    # one order per object (`properties`'), so that the search has orders to find
+    grammar = schemac.compile(schema, use_cache=False, key_order="properties").grammar
     return llguidance.LLMatcher(tokenizer, grammar, log_level=0), tokenizer.tokenize_str
 
 

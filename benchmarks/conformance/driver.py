@@ -12,6 +12,7 @@ from benchmarks.conformance.engines import evaluate, init_worker
 from benchmarks.conformance.render import render_text
 from benchmarks.conformance.stats import Report
 from benchmarks.conformance.tokenizers import TOKENIZERS, load_tokenizer
+from schemac.cli.options import KEY_ORDERS
 
 
 def _results(cases: list[Case], tokenizer: str, upgrade_drafts: bool, key_order: str, jobs: int) -> Iterator[CaseResult]:
@@ -60,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="schemac conformance", description="Conformance benchmark: schemac versus raw llguidance on Test Suite and MaskBench files.")
     parser.add_argument("paths", nargs="+", help="Test Suite / MaskBench JSON files or folders")
     parser.add_argument("--upgrade-drafts", action="store_true", help="translate draft-04/06/07/2019-09 schemas")
-    parser.add_argument("--key-order", choices=["schema", "any"], default="schema",
+    parser.add_argument("--key-order", choices=KEY_ORDERS, default="schema",
                         help="schemac's property-order policy (schemac.compile's key_order)")
     parser.add_argument("--tokenizer", choices=sorted(TOKENIZERS), default="llama32k")
     parser.add_argument("--limit", type=int, default=None, help="only the first N schemas")

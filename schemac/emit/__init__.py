@@ -38,7 +38,9 @@ def _validated(grammar: str) -> str | None:
 def emit(lowered: Schema, budget: Budget | None = None, key_order: str = "schema") -> str:
     """Grammar text for `lowered`, validated by llguidance; rejects with `grammar-error`, or
     `too-large` when writing it passes the budget's deadline or grammar size. `key_order` is the
-    property-order policy: "schema" (fixed, llguidance's) or "any" (`lark_object_free`)."""
+    property-order policy: "schema" and "properties" write the order of each node's
+    `properties` (`pipeline.emit_schema` has already added the orders `required` states under
+    "schema", `stated_orders`), "any" every order (`lark_object_free`)."""
     from schemac.emit.lark_writer import lark_grammar
 
     budget = budget or Budget()

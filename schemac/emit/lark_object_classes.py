@@ -13,6 +13,7 @@ listed and their patterns all pooled, so an extra key's membership follows from 
 """
 from __future__ import annotations
 
+import json
 from itertools import product
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -62,7 +63,8 @@ def extras(w: "Writer", node: dict[str, Any], taken_keys: list[str], pointer: st
         if spelled[p] is not None:
             continue  # its one key is listed, or a class of its own (below)
         held = frozenset(i for i, e in enumerate(every) if p in e["patterns"])
-        groups.setdefault((w.key_of(sub), held), []).append(p)
+        # equal schemas share a class whatever their member order (the first one's order is written)
+        groups.setdefault((json.dumps(sub, sort_keys=True, default=str), held), []).append(p)
     if len(groups) > MAX_PATTERNS:
         raise Unwritable(pointer, f"{len(groups)} patternProperties with different schemas (at most {MAX_PATTERNS})")
     signatures = list(groups)

@@ -131,7 +131,9 @@ class Writer:
     def __init__(self, defs: dict[str, Any], check_unsat: bool, prefix: str = "", budget: Budget | None = None,
                  key_order: str = "schema") -> None:
         self.defs = defs
-        #: "schema" (listed keys in schema order, then extras) or "any" (`lark_object_free`)
+        #: "schema"/"properties" (listed keys in the order of `properties`, then extras: under
+        #: "schema" `emit` has already written each node whose `required` states another order
+        #: as an anyOf of both) or "any" (`lark_object_free`)
         self.key_order = key_order
         #: the schema's budget: its deadline and grammar size are checked while rules are written
         self.budget = budget or Budget()
@@ -186,7 +188,10 @@ class Writer:
 
     @staticmethod
     def key_of(node: Schema) -> str:
-        return json.dumps(node, sort_keys=True, default=str)
+        """The memo key of a schema: its JSON with member order kept, since the order of
+        `properties` is the order the rule writes keys in (`stated_orders` writes one node in
+        two orders; sorted keys would give both the first one's rule)."""
+        return json.dumps(node, default=str)
 
     def needs(self, node: Any) -> bool:
         """Whether `node` must be written in Lark (itself, inside, or through a `$ref`)."""

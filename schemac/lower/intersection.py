@@ -93,6 +93,11 @@ def lower(node: dict[str, Any], ctx: LowerContext) -> Schema:
             del b["required"]
     if not branches:
         return {**out, "allOf": list(out.get("allOf", [])) + [{"type": ["null", "boolean", "array", "number", "string"]}]}
-    if len(branches) == 1:
-        return {**out, **branches[0]}
+    if len(branches) == 1:  # the branch's keywords join the node's: its `properties` may name
+        # only the keys it forbids, and replacing the node's map would make the others additional
+        branch = branches[0]
+        joined = {**out, **branch}
+        if "properties" in branch:
+            joined["properties"] = {**out.get("properties", {}), **branch["properties"]}
+        return joined
     return {**out, "allOf": list(out.get("allOf", [])) + [{"anyOf": branches}]}

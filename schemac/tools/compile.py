@@ -47,7 +47,7 @@ def compile_part(value: Any, pointer: str, options: dict[str, Any], budget: Budg
         budget.check_deadline("")
         loaded = load(value, limits)
         bundle, lowered, source_dialect = lower_schema(loaded, options, budget, sink)
-        emit_schema(bundle, lowered, budget)
+        emit_schema(bundle, lowered, budget, "properties")  # the envelope embeds `properties`' order
     except CompileError as exc:
         raise CompileError(relocate(sink.items + exc.diagnostics, pointer)) from exc
     except RecursionError as exc:  # a backstop, as in the pipeline: walkers are bounded
