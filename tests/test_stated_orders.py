@@ -155,24 +155,49 @@ def _part(i: int) -> dict[str, Any]:
     return {"properties": {f"a{i}": {"type": "integer"}, f"b{i}": {"type": "integer"}}, "required": [f"b{i}", f"a{i}"]}
 
 
-def test_one_copied_allof_part_takes_both_orders_two_keep_one() -> None:
-    """One part with a `required` order is copied (its merge doubles); two or more keep the order
-    of `properties` (k copied parts would make 2^k merged objects)."""
-    one = schemac.compile({"type": "object", "allOf": [_part(0), {"properties": {"c": {"type": "integer"}}}]}, use_cache=False)
-    assert accepts(one.grammar, '{"a0": 1, "b0": 2}') and accepts(one.grammar, '{"b0": 2, "a0": 1}')
-    two = schemac.compile({"type": "object", "allOf": [_part(0), _part(1)]}, use_cache=False)
-    assert accepts(two.grammar, '{"a0": 1, "b0": 2, "a1": 1, "b1": 2}')
-    for text in ('{"b0": 2, "a0": 1, "a1": 1, "b1": 2}', '{"a0": 1, "b0": 2, "b1": 2, "a1": 1}'):
-        assert not accepts(two.grammar, text), text
-    # through definitions, as lowering leaves them
-    defs = {"type": "object", "allOf": [{"$ref": "#/$defs/p0"}, {"$ref": "#/$defs/p1"}], "$defs": {"p0": _part(0), "p1": _part(1)}}
-    grammar = schemac.compile(defs, use_cache=False).grammar
-    assert accepts(grammar, '{"a0": 1, "b0": 2, "a1": 1, "b1": 2}')
-    assert not accepts(grammar, '{"b0": 2, "a0": 1, "a1": 1, "b1": 2}')
+def test_a_merge_copies_at_most_one_part() -> None:
+    """Of three `allOf` parts with a `required` order, one takes both orders and two keep the
+    order of their `properties` (each copy doubles the merged objects), directly or through
+    definitions, as lowering leaves them."""
+    direct = {"type": "object", "allOf": [_part(i) for i in range(3)]}
+    through = {"type": "object", "allOf": [{"$ref": f"#/$defs/p{i}"} for i in range(3)], "$defs": {f"p{i}": _part(i) for i in range(3)}}
+    for schema in (direct, through):
+        grammar = schemac.compile(schema, use_cache=False).grammar
+        straight = {k: v for i in range(3) for k, v in ((f"a{i}", 1), (f"b{i}", 2))}
+        assert accepts(grammar, json.dumps(straight))
+        flipped = []
+        for i in range(3):
+            value = {k: v for j in range(3) for k, v in (((f"b{j}", 2), (f"a{j}", 1)) if j == i else ((f"a{j}", 1), (f"b{j}", 2)))}
+            flipped.append(accepts(grammar, json.dumps(value)))
+        assert sorted(flipped) == [False, False, True], flipped
 
 
 def test_copied_parts_stay_linear() -> None:
-    """Twelve parts: the grammar is about the size `properties` order writes."""
+    """Twelve parts: at most twice the grammar `properties` order writes."""
     schema = {"type": "object", "allOf": [_part(i) for i in range(12)]}
     sizes = [len(schemac.compile(schema, use_cache=False, key_order=k).grammar) for k in ("properties", "schema")]
     assert sizes[1] <= 2 * sizes[0], sizes
+
+
+def _nested(k: int) -> dict[str, Any]:
+    node: dict[str, Any] = _part(k - 1)
+    for i in range(k - 2, -1, -1):
+        node = {"allOf": [_part(i), node]}
+    return {"type": "object", **node}
+
+
+def _ref_chain(k: int, beside: bool) -> dict[str, Any]:
+    """d0 -> d1 -> ... through `allOf` (or a `$ref` beside the part's own keywords)."""
+    defs = {f"d{i}": {**_part(i), "$ref": f"#/$defs/d{i + 1}"} if beside else {"allOf": [_part(i), {"$ref": f"#/$defs/d{i + 1}"}]}
+            for i in range(k - 1)}
+    defs[f"d{k - 1}"] = _part(k - 1)
+    return {"type": "object", "$ref": "#/$defs/d0", "$defs": defs}
+
+
+@pytest.mark.parametrize("schema", [_nested(8), _ref_chain(8, False), _ref_chain(8, True)], ids=["nested", "refs", "beside"])
+def test_merged_copies_are_counted_through_nesting_and_references(schema: dict[str, Any]) -> None:
+    """A merge group is every node `allOf` and `$ref` join, at any depth: one copy per level
+    would make 2^8 merged objects (and at 12 levels pass llguidance's limits)."""
+    written = {k: schemac.compile(schema, use_cache=False, key_order=k) for k in ("properties", "schema")}
+    assert len(written["schema"].grammar) <= 2 * len(written["properties"].grammar)
+    assert not written["schema"].diagnostics

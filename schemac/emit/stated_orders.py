@@ -11,10 +11,11 @@ only the orders the grammar writes grow. Where the two orders agree nothing chan
 `reasoning` key listed before `answer` in both still comes first.
 
 Property values of a copied node move into `$defs` (one rule each) so that nested copies do not
-write a subtree twice per level. Parts merged with each other keep one order where two or more
-of them would be copied (`_held`): the emitters distribute `allOf` over `anyOf`, so k copied
-parts would write 2^k merged objects; the merged object's order is the interleaving of its
-parts' `properties` (`lark_merge.interleave`).
+write a subtree twice per level. Of the nodes merged into one object (through `allOf` and
+`$ref`, at any depth) one is copied (`_held`), the first the walk finds: the emitters
+distribute `allOf` over `anyOf`, so k copies would write 2^k merged objects (two per merge
+already let a 274-byte fuzzed schema pass the deadline); the others keep the order of their
+`properties`, and the merged object's order interleaves its parts' (`lark_merge.interleave`).
 `pipeline.emit_schema` applies it once, to the whole lowered schema, under `key_order="schema"`
 (and under "any" to objects past `lark_object_free`'s bound); "properties" skips it.
 """
@@ -26,6 +27,8 @@ from schemac.schema import DEF_PREFIX, SUBSCHEMA_KEYWORDS, Schema, iter_subschem
 
 #: name stem of the definitions that hold the property values of a copied node
 _STEM = "schemac-order-"
+#: copies per merge group (`_held`): its merged objects grow by 2 ** this at most
+MAX_COPIES_PER_MERGE = 1
 
 
 def required_order(node: dict[str, Any]) -> list[str] | None:
@@ -53,41 +56,38 @@ def with_required_orders(lowered: Schema, more_keys_than: int = 0) -> Schema:
     return rewriter.run()
 
 
-def _held(body: dict[str, Any], defs: dict[str, Any], wrappable: Callable[[Any], bool]) -> tuple[set[int], set[str]]:
-    """(ids of nodes, names of definitions) that keep one order: the parts of an `allOf` with
-    two or more parts that would be copied (k such parts would make 2^k merged objects), and a
-    definition a `$ref` merges with a node that is copied itself. A single copied part only
-    doubles its merge (a lowered `oneOf` branch beside the complements of the others)."""
-    nodes: set[int] = set()
-    names: set[str] = set()
+def _held(root: dict[str, Any], defs: dict[str, Any], wrappable: Callable[[Any], bool]) -> set[int]:
+    """Ids of the nodes that keep one order: the copyable nodes of a merge group (nodes joined by
+    `allOf` parts and `$ref`s, which the emitters merge into one object, distributing `allOf`
+    over `anyOf`) past its first `MAX_COPIES_PER_MERGE`, since k copies in one merge make 2^k
+    merged objects. `anyOf`/`oneOf` branches start groups of their own: their copies add."""
+    parent: dict[int, int] = {}
 
-    def target(node: Any) -> tuple[Any, str | None]:
-        name = ref_name(node)
-        if name is not None and name in defs and len(node) == 1:
-            return defs[name], name
-        return node, None
+    def find(i: int) -> int:
+        while parent.setdefault(i, i) != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
 
-    seen: set[int] = set()
-    stack: list[Any] = [body, *defs.values()]
+    nodes: dict[int, Any] = {}
+    stack: list[Any] = [root, *defs.values()]
     while stack:
         node = stack.pop()
-        if not isinstance(node, dict) or id(node) in seen:
+        if not isinstance(node, dict) or id(node) in nodes:
             continue
-        seen.add(id(node))
-        parts = node.get("allOf")
-        if isinstance(parts, list):
-            copied = [(part, *target(part)) for part in parts if wrappable(target(part)[0])]
-            if len(copied) > 1:
-                for part, _, name in copied:
-                    if name is None:
-                        nodes.add(id(part))
-                    else:
-                        names.add(name)
+        nodes[id(node)] = node
+        joined = [part for part in node.get("allOf", ()) if isinstance(part, dict)]
         name = ref_name(node)
-        if name is not None and name in defs and len(node) > 1 and wrappable(node) and wrappable(defs[name]):
-            names.add(name)
-        stack.extend(sub for _, sub in iter_subschemas(node) if isinstance(sub, dict))
-    return nodes, names
+        if name is not None and isinstance(defs.get(name), dict):
+            joined.append(defs[name])
+        for other in joined:
+            parent[find(id(other))] = find(id(node))
+        stack.extend(sub for _, sub in iter_subschemas(node))
+    copies: dict[int, list[int]] = {}
+    for i, node in nodes.items():  # in the order the walk found them: the same every compile
+        if wrappable(node):
+            copies.setdefault(find(i), []).append(i)
+    return {i for group in copies.values() for i in group[MAX_COPIES_PER_MERGE:]}
 
 
 class _Rewriter:
@@ -106,9 +106,9 @@ class _Rewriter:
 
     def run(self) -> Schema:
         body = {k: v for k, v in self.root.items() if k != "$defs"}
-        self.held, held_names = _held(body, self.defs, self.wrappable)
-        new_body = self.walk(body)
-        new_defs = {name: self.walk(sub, name in held_names) for name, sub in self.defs.items()}
+        self.held = _held(self.root, self.defs, self.wrappable)
+        new_body = self.walk(body, id(self.root) in self.held)
+        new_defs = {name: self.walk(sub) for name, sub in self.defs.items()}
         if new_body is body and all(new_defs[n] is self.defs[n] for n in self.defs):
             return self.root  # nothing was copied, so nothing was added either
         out = dict(new_body)  # `#` still names the root: the wrapper holds the same values
