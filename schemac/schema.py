@@ -95,6 +95,42 @@ def some_subschema(node: Schema, test: Callable[[dict[str, Any]], bool]) -> bool
     return False
 
 
+def rebuilt(node: Schema, own: Callable[[dict[str, Any], dict[str, Any]], Schema],
+            memo: dict[int, tuple[Any, Schema]] | None = None) -> Schema:
+    """`node` with `own(original, done)` applied bottom-up to every schema object, where `done`
+    is `original` with its subschemas already rebuilt; the very same object wherever nothing
+    changed (most schemas: nothing is copied). An object shared by several parents is rebuilt
+    once (`memo`, which callers may share across calls, keeps it shared)."""
+    memo = {} if memo is None else memo
+
+    def walk(cur: Any) -> Any:
+        if not isinstance(cur, dict):
+            return cur
+        hit = memo.get(id(cur))
+        if hit is not None and hit[0] is cur:
+            return hit[1]
+        out: dict[str, Any] | None = None
+        for kw, value in cur.items():
+            shape = SUBSCHEMA_KEYWORDS.get(kw)
+            new: Any = value
+            if shape == "one":
+                new = walk(value)
+            elif shape == "list" and isinstance(value, list):
+                items = [walk(v) for v in value]
+                new = value if all(a is b for a, b in zip(items, value)) else items
+            elif shape == "map" and isinstance(value, dict):
+                subs = {k: walk(v) for k, v in value.items()}
+                new = value if all(subs[k] is v for k, v in value.items()) else subs
+            if new is not value:
+                out = dict(cur) if out is None else out
+                out[kw] = new
+        result = own(cur, cur if out is None else out)
+        memo[id(cur)] = (cur, result)
+        return result
+
+    return walk(node)
+
+
 @dataclass
 class Bundle:
     """A schema with every `$ref` rewritten to `#/$defs/<name>` and all targets under `defs`.

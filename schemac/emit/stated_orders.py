@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from schemac.schema import DEF_PREFIX, SUBSCHEMA_KEYWORDS, Schema, iter_subschemas, ref_name, some_subschema
+from schemac.schema import DEF_PREFIX, SUBSCHEMA_KEYWORDS, Schema, iter_subschemas, rebuilt, ref_name, some_subschema
 
 #: name stem of the definitions that hold the property values of a copied node
 _STEM = "schemac-order-"
@@ -99,7 +99,6 @@ class _Rewriter:
         defs = root.get("$defs")
         self.defs: dict[str, Any] = dict(defs) if isinstance(defs, dict) else {}
         self.added: dict[str, Any] = {}
-        self.memo: dict[tuple[int, bool], Any] = {}
         self.hoisted: dict[int, tuple[Any, dict[str, str]]] = {}
         self.held: set[int] = set()
         self.counter = 0
@@ -107,8 +106,11 @@ class _Rewriter:
     def run(self) -> Schema:
         body = {k: v for k, v in self.root.items() if k != "$defs"}
         self.held = _held(self.root, self.defs, self.wrappable)
-        new_body = self.walk(body, id(self.root) in self.held)
-        new_defs = {name: self.walk(sub) for name, sub in self.defs.items()}
+        if id(self.root) in self.held:
+            self.held.add(id(body))  # the root is walked without its definitions
+        memo: dict[int, tuple[Any, Schema]] = {}  # one across the root and the definitions
+        new_body = rebuilt(body, self.own, memo)
+        new_defs = {name: rebuilt(sub, self.own, memo) for name, sub in self.defs.items()}
         if new_body is body and all(new_defs[n] is self.defs[n] for n in self.defs):
             return self.root  # nothing was copied, so nothing was added either
         out = dict(new_body)  # `#` still names the root: the wrapper holds the same values
@@ -120,38 +122,11 @@ class _Rewriter:
         return (isinstance(node, dict) and len(node.get("properties", ())) > self.more_keys_than
                 and required_order(node) is not None)
 
-    def walk(self, node: Any, held: bool = False) -> Any:
-        """`node` rewritten; `held`: a merge holds it to one order (`_held`)."""
-        if not isinstance(node, dict):
-            return node
-        held = held or id(node) in self.held
-        hit = self.memo.get((id(node), held))
-        if hit is not None and hit[0] is node:
-            return hit[1]
-        out = node
-        for kw, value in node.items():
-            shape = SUBSCHEMA_KEYWORDS.get(kw)
-            if shape is None or kw == "$defs":
-                continue
-            if shape == "one":
-                new: Any = self.walk(value)
-            elif shape == "list" and isinstance(value, list):
-                items = [self.walk(v) for v in value]
-                new = value if all(a is b for a, b in zip(items, value)) else items
-            elif shape == "map" and isinstance(value, dict):
-                members = {k: self.walk(v) for k, v in value.items()}
-                new = value if all(members[k] is value[k] for k in value) else members
-            else:
-                continue
-            if new is not value:
-                if out is node:
-                    out = dict(node)
-                out[kw] = new
-        order = None if held or not self.wrappable(out) else required_order(out)
-        if order is not None:
-            out = self.both_orders(out, order)
-        self.memo[(id(node), held)] = (node, out)
-        return out
+    def own(self, original: dict[str, Any], done: dict[str, Any]) -> Schema:
+        """`done` (`original` with its subschemas rewritten) in both orders, unless a merge holds it
+        to one (`_held`) or its orders agree."""
+        order = None if id(original) in self.held or not self.wrappable(done) else required_order(done)
+        return done if order is None else self.both_orders(done, order)
 
     def both_orders(self, node: dict[str, Any], order: list[str]) -> dict[str, Any]:
         listed = {k: self.shared(v) for k, v in node["properties"].items()}

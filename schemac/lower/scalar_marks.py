@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from schemac.lower.marks import NOT_MULTIPLE, NOT_PATTERN, SCALAR_MARKS, WITNESS
-from schemac.schema import SUBSCHEMA_KEYWORDS, Schema
+from schemac.schema import Schema, rebuilt
 
 #: marker -> (the type it constrains, the keyword its members negate)
 _MEANING: dict[str, tuple[str, str]] = {NOT_PATTERN: ("string", "pattern"), NOT_MULTIPLE: ("number", "multipleOf")}
@@ -29,25 +29,7 @@ _MEANING: dict[str, tuple[str, str]] = {NOT_PATTERN: ("string", "pattern"), NOT_
 def _rewrite(node: Schema, own: Callable[[dict[str, Any]], Schema]) -> Schema:
     """`node` with `own` applied to every schema object holding a marker; the very same object
     where none does (most schemas: nothing is copied)."""
-    if not isinstance(node, dict):
-        return node
-    out: dict[str, Any] | None = None
-    for kw, value in node.items():
-        shape = SUBSCHEMA_KEYWORDS.get(kw)
-        new: Any = value
-        if shape == "one":
-            new = _rewrite(value, own)
-        elif shape == "list" and isinstance(value, list):
-            items = [_rewrite(v, own) for v in value]
-            new = value if all(a is b for a, b in zip(items, value)) else items
-        elif shape == "map" and isinstance(value, dict):
-            subs = {k: _rewrite(v, own) for k, v in value.items()}
-            new = value if all(subs[k] is v for k, v in value.items()) else subs
-        if new is not value:
-            out = dict(node) if out is None else out
-            out[kw] = new
-    base = node if out is None else out
-    return own(base) if SCALAR_MARKS & base.keys() else base
+    return rebuilt(node, lambda _, done: own(done) if SCALAR_MARKS & done.keys() else done)
 
 
 def _as_standard(node: dict[str, Any]) -> Schema:
