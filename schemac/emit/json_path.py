@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from schemac.schema import Schema, iter_subschemas
+from schemac.schema import Schema, rebuilt
 
 #: llguidance JSON options applied as overrides; `lenient` stays False (strict) always.
 SYNTAX_POLICY: dict[str, Any] = {
@@ -30,25 +30,18 @@ def translated(node: Schema) -> Schema:
     """
     from schemac.regex import translate
 
-    if not isinstance(node, dict):
-        return node
-    out = dict(node)
-    if isinstance(out.get("pattern"), str):
-        out["pattern"] = translate(out["pattern"])
-    for tokens, sub in iter_subschemas(node):
-        kw = tokens[0]
-        if len(tokens) == 1:
-            out[kw] = translated(sub)
-        elif isinstance(node[kw], list):
-            if out[kw] is node[kw]:
-                out[kw] = list(node[kw])
-            out[kw][tokens[1]] = translated(sub)
-        else:
-            if out[kw] is node[kw]:
-                out[kw] = {}
-            key = translate(tokens[1]) if kw == "patternProperties" else tokens[1]
-            out[kw][key] = translated(sub)
-    return out
+    def own(_: dict[str, Any], done: dict[str, Any]) -> Schema:
+        pattern, keyed = done.get("pattern"), done.get("patternProperties")
+        if not isinstance(pattern, str) and not isinstance(keyed, dict):
+            return done
+        out = dict(done)
+        if isinstance(pattern, str):
+            out["pattern"] = translate(pattern)
+        if isinstance(keyed, dict):
+            out["patternProperties"] = {translate(k): v for k, v in keyed.items()}
+        return out
+
+    return rebuilt(node, own)
 
 
 #: the policy as llguidance reads it from the root schema's `x-guidance` key
