@@ -17,6 +17,7 @@ _EXPORTS = {
     "ReasoningConfig": "reasoning",
     "AdmissionError": "errors",
     "StructuredOutputError": "errors",
+    "BoundaryError": "errors",
     "TokenizerAdapter": "tokenizer",
     "adapt_tokenizer": "tokenizer",
     "tokenizer_fingerprint": "tokenizer",

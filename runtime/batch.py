@@ -87,7 +87,8 @@ class MaskFiller:
         return torch.full((rows, self.words), -1, dtype=torch.int32)
 
     def fill(self, bitmask: "torch.Tensor", entries: "Sequence[tuple[RequestState, int, Sequence[int]]]") -> None:
-        """Fill each entry's len(drafts)+1 rows from its first row."""
+        """Fill each entry's len(drafts)+1 rows from its first row (rows checked by the
+        engine: `schemac.runtime.boundary.checked_entries`)."""
         if not entries:
             return
         import llguidance.torch as llt
@@ -102,6 +103,7 @@ class MaskFiller:
         stopped: list[int] = []  # rows llguidance leaves unwritten (past an invalid draft or EOS)
         seen: set[int] = set()
         for state, row, drafts in entries:
+            draft_list = state.draft_ids(drafts) if drafts else []  # a foreign type fails the request
             matcher = state.parallel_matcher() if id(state) not in seen else None  # one matcher per parallel call
             seen.add(id(state))
             if matcher is None:
@@ -110,7 +112,7 @@ class MaskFiller:
                 plain.append((matcher, row))
                 plain_owners.append(state)
             else:
-                draft_list = [int(t) if state.in_vocab(t) else -1 for t in drafts]
+                assert draft_list is not None  # else the request failed: no parallel matcher
                 known = draft_list.index(-1) if -1 in draft_list else len(draft_list)
                 valid = matcher.validate_tokens(draft_list[:known]) if known else 0
                 stopped.extend(range(row + 1, row + len(draft_list) + 1))

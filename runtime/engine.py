@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 from schemac.runtime import reasoning
 from schemac.runtime.admission import RequestOptions, check_options
 from schemac.runtime.batch import MaskFiller
+from schemac.runtime.boundary import checked_entries
 from schemac.runtime.errors import AdmissionError
 from schemac.runtime.loader import GrammarLoader, load_artifact
 from schemac.runtime.request import RequestState
@@ -58,7 +59,8 @@ class Engine:
         loaded = load_artifact(artifact)
         gate = reasoning.GateState(False)
         if options.reasoning is not None:
-            tail = self._prompt_tail(options.prompt_token_ids, len(options.reasoning.start.encode()))
+            need = max(len(options.reasoning.start.encode()), len(options.reasoning.end.encode()))
+            tail = self._prompt_tail(options.prompt_token_ids, need)
             gate = reasoning.initial_state(options.reasoning, tail, options.reasoning_started)
         marker = options.reasoning.end.encode() if options.reasoning else b""
         state = RequestState(loaded, self.tokenizer, self.loader.submit(loaded), gate, marker, self._released)
@@ -69,9 +71,11 @@ class Engine:
         return self.filler.allocate(rows)
 
     def fill(self, bitmask: "torch.Tensor", entries: "Sequence[tuple[RequestState, int, Sequence[int]]]") -> None:
-        """Fill the mask rows of constrained requests; an empty batch does nothing at all."""
+        """Fill the mask rows of constrained requests; an empty batch does nothing at all.
+        Rows are checked first (`schemac.runtime.boundary`): a row outside `bitmask` or two
+        entries on one row raise `BoundaryError` with the bitmask untouched."""
         if entries:
-            self.filler.fill(bitmask, entries)
+            self.filler.fill(bitmask, checked_entries(bitmask, self.filler.words, entries))
 
     def commit(self, entries: "Sequence[tuple[RequestState, Sequence[int]]]") -> list[bool]:
         """Commit each constrained request's output delta (what `state.commit` returns, in

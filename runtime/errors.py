@@ -18,3 +18,15 @@ class StructuredOutputError(RuntimeError):
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
+
+
+class BoundaryError(ValueError):
+    """The engine called the runtime with a layout it cannot honour (a row outside the
+    bitmask, two requests or draft rows on one row, an argument of a foreign type); raised
+    before anything is written. `argument` names what was wrong."""
+
+    def __init__(self, code: str, argument: str, message: str) -> None:
+        super().__init__(f"{code}: {argument}: {message}")
+        self.code = code
+        self.argument = argument
+        self.message = message

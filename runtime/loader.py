@@ -117,6 +117,9 @@ class CompiledGrammar:
         self.artifact = artifact
         self.matcher = matcher
         self.broken = ""  # the shared lexer's error once `check_shared` found it
+        # rows at the answer's start behind the reasoning gate, shared by this grammar's
+        # requests (schemac.runtime.gaterows): (marker, gate position, words) -> row
+        self.gate_rows: dict[tuple[Any, ...], Any] = {}
         self._loader = loader
 
     def copy(self) -> Any:

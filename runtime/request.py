@@ -26,28 +26,27 @@ none added per token: after each consumed token in accept/commit, and in `termin
 (a matcher in error is stopped). Until then its mask rows are EOS-only: llguidance writes those
 for a matcher in error. A panic inside llguidance fails the request as `llguidance-panic`.
 
-Misuse at the engine boundary never raises into the engine loop; it ends this request with a
-`StructuredOutputError` (in `error`) or is a no-op:
-
-- after `release()`: accept/commit return False, rollback and release do nothing, fill writes
-  stop rows;
-- a token id outside the tokenizer vocabulary (placeholders such as -1 included) in
-  accept/commit: `invalid-token`; in drafts: the drafts end there (stop rows after it);
-- rolling back more tokens than are unacknowledged: `rollback-past-acknowledged`;
-- accept/commit before the grammar is compiled: `request-not-ready`.
-
-accept/commit return True only when every token given was consumed; `acknowledged` counts
-only tokens consumed.
+Misuse by the engine of one request never raises into the engine loop; it ends this request
+with a `StructuredOutputError` (in `error`) or is a no-op (README, Runtime): after `release()`
+every call is a no-op (fill writes stop rows); an id outside the vocabulary in accept/commit or
+a non-integer draft: `invalid-token` (out-of-vocabulary drafts end the drafts); rolling back
+more than is unacknowledged: `rollback-past-acknowledged` (a count that is not an integer:
+`invalid-argument`); accept/commit before the grammar compiled: `request-not-ready`. A row
+layout the bitmask cannot hold raises `BoundaryError` before anything is written
+(`schemac.runtime.boundary`). accept/commit return True only when every token given was
+consumed; `acknowledged` counts only tokens consumed.
 """
 from __future__ import annotations
 
-import operator
 from array import array
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Sequence
 
 from schemac.runtime import reasoning
+from schemac.runtime.boundary import INTEGER, check_bitmask, integer, row_index
 from schemac.runtime.errors import StructuredOutputError
+from schemac.runtime.rows import allows
+from schemac.runtime.rows import stop_row as make_stop_row
 
 if TYPE_CHECKING:
     import torch
@@ -100,7 +99,6 @@ class RequestState:
         self._marker = end_marker
         self._pending: list[_Undo] = []
         self._answer = bytearray()
-        self._reasoning_rows: dict[int, "torch.Tensor"] = {}
         self._on_release = on_release
         self.acknowledged = 0
         self.error: StructuredOutputError | None = None
@@ -160,7 +158,7 @@ class RequestState:
 
     def is_accepting(self) -> bool:
         """The answer so far is a complete grammar match (EOS may follow)."""
-        return self.error is None and self._matcher is not None and not self._gate.reasoning and self._matcher.is_accepting()
+        return self.error is None and self._matcher is not None and not self._gate.gated and self._matcher.is_accepting()
 
     @property
     def answer(self) -> str:
@@ -174,7 +172,6 @@ class RequestState:
         self.released = True
         self._compiled = None
         self._drop_matchers()
-        self._reasoning_rows.clear()
         self._pending.clear()
         if self._on_release is not None:
             self._on_release(self)
@@ -221,19 +218,23 @@ class RequestState:
         self.acknowledged += consumed
         return self.error is None and consumed == len(tokens)
 
-    def rollback(self, n: int | None = None) -> None:
+    def rollback(self, n: Any = None) -> None:
         """Undo the last `n` pending tokens (all pending when None); acknowledged ones stay.
         More than are pending (or a negative `n`) fails the request: the engine and the
-        grammar no longer agree on the output. After release it does nothing."""
+        grammar no longer agree on the output (`n` not an integer: `invalid-argument`).
+        After release it does nothing."""
         if self.released:
             return
-        n = len(self._pending) if n is None else n
-        if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= len(self._pending):
-            message = f"cannot roll back {n!r} tokens: only {len(self._pending)} are unacknowledged"
+        count = len(self._pending) if n is None else integer(n)
+        if count is None or not 0 <= count <= len(self._pending):
+            code, message = "rollback-past-acknowledged", f"cannot roll back {n!r} tokens: only {len(self._pending)} are unacknowledged"
+            if count is None:
+                code, message = "invalid-argument", f"rollback: n must be {INTEGER} or None, got {n!r}"
             self._pending.clear()
             if self.error is None:
-                self._fail("rollback-past-acknowledged", message)
+                self._fail(code, message)
             return
+        n = count
         if n == 0:
             return
         undone = self._pending[-n:]
@@ -250,10 +251,11 @@ class RequestState:
         are stop rows)."""
         import llguidance.torch as llt
 
-        from schemac.runtime.rows import allows
-
-        stop = stop_row if stop_row is not None else self._stop_row(bitmask.shape[1])
+        check_bitmask(bitmask, (self._tok.vocab_size + 31) // 32, exact=False)
+        row = row_index(bitmask.shape[0], row, len(drafts))
+        stop = stop_row if stop_row is not None else make_stop_row(self._tok.eos_ids, bitmask.shape[1])
         last = row + len(drafts)
+        self.draft_ids(drafts)
         if self._active() and self._matcher is None and not self.ready():
             self._fail("request-not-ready", "mask requested before the grammar was compiled (poll ready() first)")
         if not self._active() or self._matcher is None:
@@ -269,8 +271,8 @@ class RequestState:
                         bitmask[row + j : last + 1] = stop  # a draft its mask forbids: stop rows
                         break
                     consumed += used
-                if self._gate.reasoning:
-                    bitmask[row + j] = self._reasoning_row(bitmask.shape[1])
+                if self._gate.gated:
+                    bitmask[row + j] = self._gate_row(bitmask.shape[1])
                 else:
                     llt.fill_next_token_bitmask(self._matcher, bitmask, row + j)
         finally:
@@ -280,7 +282,7 @@ class RequestState:
         """The matcher when llguidance can fill this request's rows itself (answer phase);
         None when the request needs `fill` (reasoning phase, failed, released or compiling).
         Its mask at its own state is right even while it has a trail; for drafts, `drafting`."""
-        if self._gate.reasoning or not self._active():
+        if self._gate.gated or not self._active():
             return None
         return self._matcher
 
@@ -312,7 +314,7 @@ class RequestState:
         """The matcher when `tokens` is one token that llguidance may consume in parallel with
         other requests' (answer phase, plain in-vocabulary int, nothing pending); else None
         and the delta goes through `commit`. Follow with `committed_in_parallel`."""
-        if len(tokens) != 1 or self._pending or self._gate.reasoning or self._matcher is None or not self._active():
+        if len(tokens) != 1 or self._pending or self._gate.gated or self._matcher is None or not self._active():
             return None
         token = tokens[0]
         if type(token) is not int or not 0 <= token < self._tok.vocab_size:
@@ -336,7 +338,7 @@ class RequestState:
 
     def in_vocab(self, token: int) -> bool:
         """Whether `token` is an id of this tokenizer (placeholders such as -1 are not)."""
-        i = _as_id(token)
+        i = integer(token)
         return i is not None and 0 <= i < self._tok.vocab_size
 
     # -- internals ---------------------------------------------------------------------------
@@ -352,29 +354,37 @@ class RequestState:
             return None
         if self._matcher is None:
             return None
-        ids = [_as_id(t) for t in tokens]
-        bad = next((t for t, i in zip(tokens, ids) if i is None or not 0 <= i < self._tok.vocab_size), None)
-        if bad is not None or None in ids:
-            self._fail("invalid-token", f"token id {bad!r} is outside the tokenizer vocabulary [0, {self._tok.vocab_size})")
+        ids = [integer(t) for t in tokens]
+        bad = next((n for n, i in enumerate(ids) if i is None or not 0 <= i < self._tok.vocab_size), None)
+        if bad is not None:
+            self._fail("invalid-token", f"tokens[{bad}] = {tokens[bad]!r} is not a token id of the vocabulary [0, {self._tok.vocab_size})")
             return None
         return ids  # type: ignore[return-value]
+
+    def draft_ids(self, drafts: Sequence[Any]) -> list[int] | None:
+        """Drafts as ints, -1 for ids outside the vocabulary (placeholders: the rows end there);
+        a draft that is not an integer at all fails the request (`invalid-token`): None."""
+        ids = [integer(t) for t in drafts]
+        if None in ids:
+            bad = ids.index(None)
+            if self._active():
+                self._fail("invalid-token", f"drafts[{bad}] = {drafts[bad]!r} is not {INTEGER}")
+            return None
+        return [i if 0 <= i < self._tok.vocab_size else -1 for i in ids]  # type: ignore[operator]
 
     def _advance(self, token: int) -> _Undo:
         undo = _Undo(token, 0, self._gate, len(self._answer))
         if not self._active():
             return undo
-        if self._gate.reasoning:
-            self._gate, after = reasoning.step(self._gate, self._marker, self._tok.marker_bytes(token))
-            if not after:
-                return undo
-            toks = self._tok.ll.tokenize_bytes(after)
+        handed = reasoning.hand_over(self._gate, self._marker, self._tok, token)
+        if handed is None:
+            self._fail("grammar-rejected", reasoning.SEPARATOR_REFUSED)
+            return undo
+        self._gate, toks, answer = handed
+        if toks:
             self._consume(toks)
-            self._answer += after
+            self._answer += answer
             undo = undo._replace(matcher_tokens=len(toks))
-        else:
-            self._consume([token])
-            self._answer += self._tok.token_bytes(token)
-            undo = undo._replace(matcher_tokens=1)
         if self._matcher.is_error():  # not consume's result: a matcher in error still takes EOS
             self._matcher_failed()
         return undo
@@ -383,38 +393,24 @@ class RequestState:
         """Consume one draft token if the grammar allows it: matcher tokens used, or None."""
         if not self.in_vocab(token):
             return None
-        token = int(token)
-        if self._gate.reasoning:
-            gate, after = reasoning.step(self._gate, self._marker, self._tok.marker_bytes(token))
-            toks = self._tok.ll.tokenize_bytes(after) if after else []
-            if toks and self._matcher.validate_tokens(toks) < len(toks):
-                return None
-            self._gate = gate
-        else:
-            if self._matcher.validate_tokens([token]) < 1:
-                return None
-            toks = [token]
+        handed = reasoning.hand_over(self._gate, self._marker, self._tok, int(token))
+        if handed is None or self._matcher.validate_tokens(handed[1]) < len(handed[1]):
+            return None
+        self._gate, toks, _ = handed
         if toks:
             self._consume(toks)
         return len(toks)
 
-    def _reasoning_row(self, words: int) -> "torch.Tensor":
-        """The row inside a reasoning block: every token, except one that completes the end
-        marker while carrying answer bytes the grammar refuses. While reasoning the matcher
-        has consumed nothing, so the row depends only on how much of the marker is pending
-        and is built once per request and marker prefix."""
-        k = len(self._gate.tail)
-        found = self._reasoning_rows.get(k)
+    def _gate_row(self, words: int) -> "torch.Tensor":
+        """The row while the gate is closed (`schemac.runtime.gaterows`): the matcher has
+        consumed nothing of the answer yet, so it is built once per grammar and gate position."""
+        assert self._grammar is not None
+        key = (self._marker, self._gate.reasoning, len(self._gate.tail), self._gate.gap, words)
+        found = self._grammar.gate_rows.get(key)
         if found is None:
-            import torch
+            from schemac.runtime.gaterows import gate_row
 
-            words_list = [0xFFFFFFFF] * words
-            for token, after in self._tok.crossing_tokens(self._marker, k):
-                toks = self._tok.ll.tokenize_bytes(after)
-                if self._matcher.validate_tokens(toks) < len(toks):
-                    words_list[token // 32] &= ~(1 << (token % 32))
-            signed = [w - (1 << 32) if w >= 1 << 31 else w for w in words_list]
-            found = self._reasoning_rows[k] = torch.tensor(signed, dtype=torch.int32)
+            found = self._grammar.gate_rows[key] = gate_row(self._tok, self._matcher, self._marker, self._gate, words)
         return found
 
     def _consume(self, toks: list[int]) -> None:
@@ -497,19 +493,3 @@ class RequestState:
     def _fail(self, code: str, message: str) -> None:
         self.error = StructuredOutputError(code, message.strip().splitlines()[0] if message.strip() else code)
         self._drop_matchers()
-        self._reasoning_rows.clear()
-
-    def _stop_row(self, words: int) -> "torch.Tensor":
-        from schemac.runtime.rows import stop_row
-
-        return stop_row(self._tok.eos_ids, words)
-
-
-def _as_id(token: object) -> int | None:
-    """An integer token id (Python, numpy or 0-d tensor integers); None for anything else."""
-    if isinstance(token, bool):
-        return None
-    try:
-        return operator.index(token)  # type: ignore[arg-type]
-    except TypeError:
-        return None

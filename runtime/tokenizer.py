@@ -44,8 +44,8 @@ class TokenizerAdapter:
 
     def crossing_tokens(self, marker: bytes, pending: int) -> tuple[tuple[int, bytes], ...]:
         """Tokens that complete `marker` when its first `pending` bytes were already emitted,
-        each with the answer bytes it carries past the marker (leading JSON whitespace
-        dropped; tokens carrying none are left out). Computed once per marker prefix."""
+        each with the bytes it carries past the marker (separator whitespace included; tokens
+        carrying none are left out). Computed once per marker prefix."""
         key = (marker, pending)
         found = self._crossing.get(key)
         if found is None:
@@ -58,6 +58,19 @@ class TokenizerAdapter:
                 if last in self.tokens[i] and (after := after_marker(head + self.tokens[i], marker))
             )
             self._crossing[key] = found
+        return found
+
+    def spaced_tokens(self) -> tuple[tuple[int, bytes], ...]:
+        """Tokens whose visible bytes begin with JSON whitespace, with those bytes: the ones
+        the reasoning separator decides about (computed once)."""
+        found = self._crossing.get((b"", -1))
+        if found is None:
+            from schemac.runtime.reasoning import JSON_WHITESPACE
+
+            found = tuple(
+                (i, t) for i, t in enumerate(self.tokens) if t[:1] and t[0] in JSON_WHITESPACE and i not in self.special_ids
+            )
+            self._crossing[(b"", -1)] = found
         return found
 
 

@@ -94,7 +94,7 @@ def test_calls_after_release_are_no_ops():
     s.check()  # a released request has no error to raise
 
 
-@pytest.mark.parametrize("n", [3, -1, 1.5])
+@pytest.mark.parametrize("n", [3, -1, np.int64(3), torch.tensor(-1)])
 def test_rollback_past_acknowledged_fails_the_request(n):
     s = admit()
     s.commit(GOOD[:2])
