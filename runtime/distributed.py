@@ -4,9 +4,13 @@ Under tensor or pipeline parallelism every rank masks its own copy of the logits
 constrained request may start only if every rank can enforce it: each rank checks the
 fingerprint and its own LM head and compiles the grammar; the status is all-reduced, and any
 failure rejects the request on every rank with the failing rank's diagnostic (its compiled
-states released everywhere). Release is collective too: a request cancelled on one rank (a
-client disconnect seen by the API rank) is released on all of them. Works unchanged on gloo
-(CPU) and NCCL (a one-element CUDA tensor on the current device).
+states released everywhere). Any exception on a rank is such a failure (`rank-exception`), so
+the all-reduce always runs and the ranks can never go on to admit different requests; an id
+already in the table is refused (`duplicate-request-id`) and the request it names is left as
+it is. Release is collective too: a request cancelled on one rank (a client disconnect seen by
+the API rank) is released on all of them; a request released through its own
+`RequestState.release()` leaves this rank's table as well. Works unchanged on gloo (CPU) and
+NCCL (a one-element CUDA tensor on the current device).
 """
 from __future__ import annotations
 
@@ -39,6 +43,8 @@ class DistributedAdmission:
         state: RequestState | None = None
         failure: tuple[str, str] | None = None
         try:
+            if request_id in self.states:
+                raise AdmissionError("duplicate-request-id", f"request {request_id!r} is already admitted")
             state = self.engine.admit(artifact, options)
             state.wait_ready(self.compile_timeout)
             if state.error is not None:
@@ -47,11 +53,14 @@ class DistributedAdmission:
             failure = (exc.code, exc.message)
         except TimeoutError:
             failure = ("grammar-compile-timeout", f"grammar did not compile within {self.compile_timeout} s")
+        except Exception as exc:  # noqa: BLE001 - every rank must reach the all-reduce
+            failure = ("rank-exception", f"{type(exc).__name__}: {exc}")
         flag = self._tensor(0 if failure is None else 1)
         dist.all_reduce(flag, op=dist.ReduceOp.MAX, group=self.group)
         if int(flag.item()) == 0:
             assert state is not None
             self.states[request_id] = state
+            state.add_release_hook(lambda released: self._forget(request_id, released))
             return state
         if state is not None:
             state.release()
@@ -74,6 +83,10 @@ class DistributedAdmission:
                 state.release()
                 released.append(request_id)
         return released
+
+    def _forget(self, request_id: str, state: "RequestState") -> None:
+        if self.states.get(request_id) is state:
+            del self.states[request_id]
 
     def _tensor(self, value: int) -> Any:
         import torch

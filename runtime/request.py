@@ -99,7 +99,7 @@ class RequestState:
         self._marker = end_marker
         self._pending: list[_Undo] = []
         self._answer = bytearray()
-        self._on_release = on_release
+        self._on_release = [on_release] if on_release is not None else []
         self.acknowledged = 0
         self.error: StructuredOutputError | None = None
         self.released = False
@@ -173,8 +173,12 @@ class RequestState:
         self._compiled = None
         self._drop_matchers()
         self._pending.clear()
-        if self._on_release is not None:
-            self._on_release(self)
+        for hook in self._on_release:
+            hook(self)
+
+    def add_release_hook(self, hook: Callable[["RequestState"], None]) -> None:
+        """Call `hook(self)` once, when the request is released (whoever releases it)."""
+        self._on_release.append(hook)
 
     def check(self) -> None:
         """Raise this request's structured-output error, if any (a matcher in error included)."""

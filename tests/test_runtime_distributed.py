@@ -21,7 +21,10 @@ def _rank_main(rank: int, world: int, rdv: str, out: str) -> None:
     from schemac.runtime import AdmissionError, Engine, RequestOptions, tekken_tokenizer
     from schemac.runtime.distributed import DistributedAdmission
 
-    dist.init_process_group("gloo", init_method=f"file://{rdv}", rank=rank, world_size=world)
+    from datetime import timedelta
+
+    # a bounded timeout: ranks that diverge fail the test instead of hanging it
+    dist.init_process_group("gloo", init_method=f"file://{rdv}", rank=rank, world_size=world, timeout=timedelta(seconds=60))
     results: dict[str, object] = {}
     try:
         hf = tekken_tokenizer(vocab_size=VOCAB)
@@ -51,9 +54,49 @@ def _rank_main(rank: int, world: int, rdv: str, out: str) -> None:
 
         tight = Engine.from_hf(hf, lm_head_size=VOCAB, parser_limits=llguidance.LLParserLimits(max_grammar_size=10))
         attempt("compile", tight if rank == 0 else good, RequestOptions(fp))
+        diverging(rank, good, art, RequestOptions(fp), results)
     finally:
         Path(out).write_text(json.dumps(results))
         dist.destroy_process_group()
+
+
+def diverging(rank: int, engine, art, options, results: dict) -> None:
+    """An unexpected exception on one rank, duplicate ids, release through the state."""
+    from schemac.runtime import AdmissionError
+    from schemac.runtime.distributed import DistributedAdmission
+
+    class Flaky(type(engine)):  # rank 1's engine raises something no one anticipated
+        def admit(self, *args, **kw):
+            raise RuntimeError("injected")
+
+    flaky = Flaky(engine.tokenizer, engine.lm_head_size) if rank == 1 else engine
+    admission = DistributedAdmission(flaky)
+    log: list = []
+    for name in ("boom", "after-boom"):
+        try:
+            admission.engine = flaky if name == "boom" else engine
+            admission.admit(name, art, options)
+            log.append([name, "ok"])
+        except AdmissionError as exc:
+            log.append([name, exc.code, exc.message])
+    first = admission.admit("dup", art, options)
+    try:
+        admission.admit("dup", art, options)
+        log.append(["dup", "ok"])
+    except AdmissionError as exc:
+        log.append(["dup", exc.code, exc.message])
+    log.append(["first-alive", not first.terminated, admission.states.get("dup") is first])
+    if rank == 0:
+        first.release()  # through the state's own API, on one rank only
+    log.append(["table", sorted(admission.states)])
+    try:
+        admission.admit("dup", art, options)  # rank 1 still holds it: refused everywhere
+        log.append(["readmit", "ok"])
+    except AdmissionError as exc:
+        log.append(["readmit", exc.code, exc.message])
+    admission.release(["after-boom", "dup"])
+    log.append(["end", sorted(admission.states), engine.active])
+    results["diverging"] = log
 
 
 def test_two_ranks_agree_on_admission_and_release(tmp_path):
@@ -75,6 +118,16 @@ def test_two_ranks_agree_on_admission_and_release(tmp_path):
         assert res["fingerprint"]["code"] == "tokenizer-mismatch" and res["fingerprint"]["message"].startswith("rank 1:")
         assert res["compile"]["code"] == "grammar-compile" and res["compile"]["message"].startswith("rank 0:")
     assert r0["narrow-head"]["active"] == 0 and r1["compile"]["active"] == 0  # healthy ranks released their state
+    # an unexpected exception on rank 1 is a failure both ranks agree on, and they stay in step
+    for res, rank in ((r0, 0), (r1, 1)):
+        log = {entry[0]: entry[1:] for entry in res["diverging"]}
+        assert log["boom"] == ["rank-exception", "rank 1: RuntimeError: injected"]
+        assert log["after-boom"] == ["ok"]
+        assert log["dup"][0] == "duplicate-request-id" and log["dup"][1].startswith("rank 0:")
+        assert log["first-alive"] == [True, True]  # the refused duplicate left the first alone
+        assert log["table"] == [["after-boom"] if rank == 0 else ["after-boom", "dup"]]
+        assert log["readmit"][0] == "duplicate-request-id" and log["readmit"][1].startswith("rank 1:")
+        assert log["end"] == [[], 0]
 
 
 if __name__ == "__main__":  # spawn re-imports this module by path
