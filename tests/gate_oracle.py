@@ -73,22 +73,32 @@ class Oracle:
         return m
 
     def allowed_after(self, before: bytes, token: int) -> bool:
-        """Whether `token` may follow the output `before`. While reasoning every token may
-        (EOS too: the request then ends without an answer, never as a success); after the
-        marker a token spelling nothing is EOS (allowed once the answer is complete) or a
-        special token no JSON grammar takes."""
+        """Whether `token` may follow the output `before` while no answer byte was given.
+        While reasoning every token may (EOS too: the request then ends without an answer,
+        never as a success); in the separator a token that does not begin with whitespace
+        (EOS and special tokens included) is the grammar's own decision at the answer's start,
+        a fresh matcher's mask (which admits the canonical token of a byte, not its
+        byte-fallback twin)."""
         where = self.output.split(before)
-        assert where is not None
-        if where[0] == "reasoning" and self.tok.marker_bytes(token) == b"" or where[0] != "reasoning" and self.tok.token_bytes(token) == b"":
-            if where[0] == "reasoning":
-                return True
-            return token in self.tok.eos_ids and where[0] == "answer" and self.answer_matcher(where[2]).is_accepting()
+        assert where is not None and where[0] != "answer"
+        if where[0] == "reasoning" and self.tok.marker_bytes(token) == b"":
+            return True
+        visible = self.tok.token_bytes(token)
+        if where[0] == "separator" and (not visible or visible[0] not in WS):
+            return bool(self.start_mask()[token // 32] >> (token % 32) & 1)
         after = self.output.split(before + self._spelling(before, token))
         return after is not None and self.prefix_ok(after[2])
 
+    def start_mask(self) -> list[int]:
+        if not hasattr(self, "_start"):
+            out = torch.zeros((1, self.words), dtype=torch.int32)
+            llt.fill_next_token_bitmask(self.answer_matcher(b""), out, 0)
+            self._start = out[0].tolist()
+        return self._start
+
     def row(self, tokens: list[int]) -> torch.Tensor:
         """The row after `tokens`: brute force while no answer byte was given, a fresh
-        matcher's mask once the answer has begun."""
+        matcher's mask (fed the answer bytes) once the answer has begun."""
         before = self.text(tokens)
         where = self.output.split(before)
         assert where is not None

@@ -238,3 +238,110 @@ def test_one_request_twice_in_a_batch():
     eng.fill(bm, [(s, 0, GOOD[2:3]), (s, 2, [])])
     assert torch.equal(bm[:2], sequential_rows(GOOD[:2], GOOD[2:3]))
     assert torch.equal(bm[2:3], sequential_rows(GOOD[:2], []))
+
+
+# -- engine integers and row layouts -----------------------------------------------------------
+ENGINE_INTS = [lambda v: v, np.int64, np.int32, np.uint16, lambda v: torch.tensor(v), lambda v: torch.tensor(v, dtype=torch.int32)]
+
+
+@pytest.mark.parametrize("as_engine", ENGINE_INTS)
+def test_rollback_counts_as_engines_hold_them(as_engine):
+    s = admit()
+    s.commit(GOOD[:2])
+    assert s.accept(GOOD[2:5])
+    s.rollback(as_engine(1))  # np.int64(1) used to wipe every pending token and fail the request
+    assert s.error is None and s.pending == 2
+    assert s.commit(GOOD[2:]) and s.is_accepting()
+
+
+@pytest.mark.parametrize("bad", [1.0, "1", None, True, np.bool_(True), torch.tensor(True), torch.tensor(1.0), torch.tensor([1]), np.array([1]), [1]])
+def test_rollback_count_of_a_foreign_type_is_a_typed_error(bad):
+    s = admit()
+    assert s.accept(GOOD[:2])
+    if bad is None:  # None is "all pending"
+        s.rollback(bad)
+        assert s.error is None and s.pending == 0
+        return
+    s.rollback(bad)
+    assert s.error is not None and s.error.code == "invalid-argument" and "rollback: n" in s.error.message
+
+
+@pytest.mark.parametrize("as_engine", ENGINE_INTS)
+def test_rows_and_ids_as_engines_hold_them(as_engine):
+    eng = engine()
+    s, ref = admit(), admit()
+    assert s.commit([as_engine(t) for t in GOOD[:2]]) and ref.commit(GOOD[:2])
+    got, want = eng.allocate_bitmask(3), eng.allocate_bitmask(3)
+    eng.fill(got, [(s, as_engine(1), [as_engine(GOOD[2])])])
+    eng.fill(want, [(ref, 1, [GOOD[2]])])
+    assert torch.equal(got[1:], want[1:])
+    s.fill(got, as_engine(0))
+    assert torch.equal(got[0], want[1])
+
+
+def test_a_foreign_draft_fails_its_request_only():
+    eng = engine()
+    s, other = admit(), admit()
+    bm = eng.allocate_bitmask(4)
+    eng.fill(bm, [(s, 0, [GOOD[0], "x"]), (other, 3, [])])
+    assert s.error is not None and s.error.code == "invalid-token" and "drafts[1]" in s.error.message
+    assert all(torch.equal(r, eng.filler.stop) for r in bm[:3])
+    assert other.error is None and not torch.equal(bm[3], eng.filler.stop)
+
+
+def layouts():
+    """Batches a bitmask of 4 rows cannot hold: the error's code and argument."""
+    a, b = admit(), admit()
+    return [
+        ([(a, 0, []), (b, -1, [])], "invalid-row", "entries[1] row"),  # -1 used to wrap onto row 3
+        ([(a, 0, []), (b, 4, [])], "invalid-row", "entries[1] row"),
+        ([(a, 2, GOOD[:2])], "invalid-row", "entries[0] row"),  # its draft rows run past the end
+        ([(a, 0, GOOD[:2]), (b, 2, [])], "overlapping-rows", "entries[1] row"),  # b on a's draft row
+        ([(a, 1, []), (b, 1, [])], "overlapping-rows", "entries[1] row"),
+        ([(a, 1, []), (a, 1, [])], "overlapping-rows", "entries[1] row"),
+        ([(a, 1.0, [])], "invalid-argument", "entries[0] row"),
+        ([(a, "1", [])], "invalid-argument", "entries[0] row"),
+        ([(a, True, [])], "invalid-argument", "entries[0] row"),
+        ([(a, 0, 5)], "invalid-argument", "entries[0] drafts"),
+        ([(a, 0)], "invalid-argument", "entries[0]"),
+    ]
+
+
+def noisy_bitmask(seed: int) -> torch.Tensor:
+    bm = engine().allocate_bitmask(4)
+    return bm.copy_(torch.randint(-(2**31), 2**31 - 1, bm.shape, generator=torch.Generator().manual_seed(seed), dtype=torch.int32))
+
+
+@pytest.mark.parametrize("case", range(11))
+def test_bad_rows_are_one_typed_error_and_leave_the_bitmask_untouched(case):
+    from schemac.runtime import BoundaryError
+
+    entries, code, argument = layouts()[case]
+    bm = noisy_bitmask(case)
+    before = bm.clone()
+    with pytest.raises(BoundaryError) as exc:
+        engine().fill(bm, entries)
+    assert (exc.value.code, exc.value.argument) == (code, argument)
+    assert torch.equal(bm, before)
+    assert all(e[0].error is None for e in entries)  # nobody's request was touched
+
+
+@pytest.mark.parametrize(("row", "drafts", "code"), [(-1, [], "invalid-row"), (4, [], "invalid-row"), (2, GOOD[:2], "invalid-row"), (np.int64(-1), [], "invalid-row"), (1.0, [], "invalid-argument"), ("0", [], "invalid-argument")])
+def test_bad_row_on_the_request_path(row, drafts, code):
+    from schemac.runtime import BoundaryError
+
+    s, bm = admit(), noisy_bitmask(7)
+    before = bm.clone()
+    with pytest.raises(BoundaryError) as exc:
+        s.fill(bm, row, drafts)
+    assert (exc.value.code, exc.value.argument) == (code, "row") and torch.equal(bm, before) and s.error is None
+
+
+def test_bitmask_of_the_wrong_shape_is_refused():
+    from schemac.runtime import BoundaryError
+
+    eng, s = engine(), admit()
+    for bad in (torch.zeros((2, eng.filler.words + 1), dtype=torch.int32), torch.zeros((2, eng.filler.words), dtype=torch.int64), np.zeros((2, eng.filler.words), dtype=np.int32)):
+        with pytest.raises(BoundaryError) as exc:
+            eng.fill(bad, [(s, 0, [])])
+        assert exc.value.argument == "bitmask"

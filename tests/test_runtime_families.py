@@ -23,46 +23,15 @@ from hypothesis import strategies as st
 
 import schemac
 from grammar_harness import accepts
-from schemac.runtime import Engine, RequestOptions, adapt_tokenizer, tekken_tokenizer
-from schemac.runtime.sentencepiece import sentencepiece_tokenizer
+from runtime_vocabularies import vocabulary
+from schemac.runtime import Engine, RequestOptions, adapt_tokenizer
 from schemac.runtime.tokenizer import TokenizerAdapter
 
-ADDED = ("<think>", "</think>")
 FAMILIES = ("sentencepiece", "tekken", "byte-level")
 
 
-def byte_level_tokenizer() -> Any:
-    """A GPT-2/Qwen-style byte-level BPE trained offline on a small JSON-ish corpus."""
-    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import PreTrainedTokenizerFast
-
-    tk = Tokenizer(models.BPE())
-    tk.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tk.decoder = decoders.ByteLevel()
-    corpus = [
-        '{"name": "Alice", "age": 30, "tags": ["a", "b"], "ok": true, "v": null}',
-        "The quick brown fox jumps over the lazy dog. é € 😀 ▁x\n\t<think> done </think>",
-        '[1, 22, 333, -4444], {"key":"value","k2":false}',
-    ] * 40
-    trainer = trainers.BpeTrainer(
-        vocab_size=800,
-        special_tokens=["<|endoftext|>"],
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        show_progress=False,
-    )
-    tk.train_from_iterator(corpus, trainer)
-    hf = PreTrainedTokenizerFast(tokenizer_object=tk, eos_token="<|endoftext|>")
-    hf.add_tokens([AddedToken(t, special=False, normalized=False) for t in ADDED])
-    return hf
-
-
-@lru_cache(maxsize=None)
 def hf_tokenizer(family: str) -> Any:
-    if family == "sentencepiece":
-        return sentencepiece_tokenizer(added_tokens=ADDED)
-    if family == "tekken":
-        return tekken_tokenizer(vocab_size=1000 + 6000, added_tokens=ADDED)
-    return byte_level_tokenizer()
+    return vocabulary(family, added=True)
 
 
 @lru_cache(maxsize=None)
