@@ -113,7 +113,9 @@ class MaskFiller:
                 plain_owners.append(state)
             else:
                 assert draft_list is not None  # else the request failed: no parallel matcher
-                known = draft_list.index(-1) if -1 in draft_list else len(draft_list)
+                # llguidance would consume an EOS draft and roll back one token too many: rows
+                # past EOS stay stop rows, as past a placeholder
+                known = next((n for n, t in enumerate(draft_list) if t < 0 or t in self._eos), len(draft_list))
                 valid = matcher.validate_tokens(draft_list[:known]) if known else 0
                 stopped.extend(range(row + 1, row + len(draft_list) + 1))
                 if valid:

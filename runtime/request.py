@@ -14,17 +14,15 @@ a mask at the state rolled back to is right; the first token that leaves the tra
 diverging from rolled-back drafts or pending tokens) first replaces the matcher by a clean one
 (`_rebuild`: a deep copy of a matcher whose history only went forward, the pristine's copy
 kept at the acknowledged tokens or an anchor a few tokens behind, plus a short replay).
-Forward decoding and drafts or pending tokens that are accepted clone nothing; each divergence
-clones once (a deep copy is O(history): 6-12 us at 100 tokens, 33-60 us at 1000, with the 131k
-tekken vocabulary). Drafts filled by llguidance (`MaskFiller.fill`) are rolled back inside
-llguidance and recorded as the trail too (`drafting`).
+Forward decoding and accepted drafts or pending tokens clone nothing; each divergence clones
+once (O(history): 6-12 us at 100 tokens). Drafts filled by llguidance (`MaskFiller.fill`) are
+rolled back inside llguidance and recorded as the trail too (`drafting`).
 
-A matcher in error fails the request: `grammar-rejected` for a token its grammar refuses,
-`grammar-too-complex` for an llguidance lexer limit that broke the lexer its copy shares with
-the compiled grammar (which the loader then evicts). The error is found by checks made anyway,
-none added per token: after each consumed token in accept/commit, and in `terminated`/`check`
-(a matcher in error is stopped). Until then its mask rows are EOS-only: llguidance writes those
-for a matcher in error. A panic inside llguidance fails the request as `llguidance-panic`.
+A matcher in error fails the request: `grammar-rejected` (a token its grammar refuses),
+`grammar-too-complex` (an llguidance lexer limit broke the lexer shared with the compiled
+grammar, which the loader evicts), `llguidance-panic`. It is found by checks made anyway: after
+each consumed token in accept/commit and in `terminated`/`check`; until then llguidance writes
+EOS-only rows for it.
 
 Misuse by the engine of one request never raises into the engine loop; it ends this request
 with a `StructuredOutputError` (in `error`) or is a no-op (README, Runtime): after `release()`
@@ -133,7 +131,7 @@ class RequestState:
         return True
 
     def wait_ready(self, timeout: float | None = None) -> None:
-        """Block until compiled: for offline use (transformers generate), never in a server."""
+        """Block until compiled: for offline use, never in a server."""
         while not self.ready():
             assert self._compiled is not None
             self._compiled.exception(timeout)
@@ -249,10 +247,9 @@ class RequestState:
 
     # -- masks -------------------------------------------------------------------------------
     def fill(self, bitmask: "torch.Tensor", row: int, drafts: Sequence[int] = (), stop_row: "torch.Tensor | None" = None) -> None:
-        """Write len(drafts)+1 rows from `row`: row i is the state after the first i drafts.
-        Drafts are consumed temporarily and rolled back in `finally` (they become the trail); a
-        draft its row forbids (or an id outside the vocabulary) ends the rows there (the rest
-        are stop rows)."""
+        """Write len(drafts)+1 rows from `row`: row i is the state after the first i drafts,
+        consumed temporarily (rolled back in `finally`: they become the trail). Past EOS, an id
+        outside the vocabulary or a draft its row forbids, rows are stop rows."""
         import llguidance.torch as llt
 
         check_bitmask(bitmask, (self._tok.vocab_size + 31) // 32, exact=False)
@@ -270,9 +267,10 @@ class RequestState:
             for j in range(len(drafts) + 1):
                 if j:
                     draft = drafts[j - 1]
-                    used = self._try_consume_draft(draft) if self.in_vocab(draft) and allows(bitmask, row + j - 1, int(draft)) else None
+                    usable = self.in_vocab(draft) and int(draft) not in self._tok.eos_ids and allows(bitmask, row + j - 1, int(draft))
+                    used = self._try_consume_draft(draft) if usable else None
                     if used is None:
-                        bitmask[row + j : last + 1] = stop  # a draft its mask forbids: stop rows
+                        bitmask[row + j : last + 1] = stop  # past EOS or a draft its mask forbids
                         break
                     consumed += used
                 if self._gate.gated:
@@ -305,12 +303,10 @@ class RequestState:
         return self._matcher
 
     def settled(self, matcher: Any) -> None:
-        """`matcher` (this request's) just computed the mask at its current state, after any
-        draft of this step: with no forced bytes there, llguidance cached that state's mask in
-        place of whatever a rollback left (its cache has one entry, updated by every mask
-        computed with no forced bytes, llguidance parser.rs `compute_bias`), and a later state
-        can only hit it by being this same state. So the trail no longer matters: no rebuild.
-        With forced bytes the cache was not touched and the trail stays."""
+        """`matcher` just computed the mask at its current state, after this step's drafts:
+        with no forced bytes there, llguidance's one-entry mask cache now holds that state
+        (parser.rs `compute_bias`), which a later state hits only by being it, so the trail
+        no longer matters. With forced bytes the cache was not touched and the trail stays."""
         if self._trail and matcher is self._matcher and not matcher.compute_ff_bytes():
             self._trail = []
 
@@ -436,14 +432,19 @@ class RequestState:
         self._history.extend(toks)
 
     def _undo(self, matcher_tokens: int, gate: reasoning.GateState, answer_len: int) -> None:
-        """Roll the matcher back; the tokens undone go on the trail (see the module docstring)."""
+        """Roll the matcher back; the tokens undone go on the trail (see the module docstring).
+        A stopped matcher is rebuilt instead (docs/llguidance-deviations.md, EOS rollback)."""
         if matcher_tokens and self._matcher is not None:
-            self._matcher.rollback(matcher_tokens)
             kept = len(self._history) - matcher_tokens
-            self._trail.extend(reversed(self._history[kept:]))
+            stopped = self._matcher.is_stopped() and not self._matcher.is_error()  # an error stays
+            if not stopped:
+                self._matcher.rollback(matcher_tokens)
+                self._trail.extend(reversed(self._history[kept:]))
             del self._history[kept:]
             if self._anchor is not None and self._anchor_at > kept:
                 self._anchor = None
+            if stopped:  # llguidance does not record EOS taken by a stopped matcher: rollback overshoots
+                self._rebuild()
         self._gate = gate
         del self._answer[answer_len:]
 

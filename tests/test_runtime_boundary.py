@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import schemac
 from schemac.artifact import Artifact
-from schemac.runtime import Engine, RequestOptions, StructuredOutputError, tekken_tokenizer
+from schemac.runtime import Engine, RequestOptions, StructuredOutputError, finalize_request, tekken_tokenizer
 
 VOCAB = 1000 + 3000
 SCHEMA = {
@@ -345,3 +345,27 @@ def test_bitmask_of_the_wrong_shape_is_refused():
         with pytest.raises(BoundaryError) as exc:
             eng.fill(bad, [(s, 0, [])])
         assert exc.value.argument == "bitmask"
+
+
+@pytest.mark.parametrize("batch", [True, False])
+def test_rolling_back_an_eos_keeps_the_answer(batch):
+    """llguidance 1.9.1 does not record an EOS taken by a stopped matcher, so its rollback(1)
+    also undid the closing `}`: the mask then allowed a second `}` and refused EOS. Drafts
+    ending in EOS went through the same rollback inside llguidance's draft call."""
+    eng = engine()
+    body = enc('{"n": 12, "tag": "red"}')
+    s, ref = admit(), admit()
+    assert s.commit(body) and ref.commit(body)
+    want = eng.allocate_bitmask(1)
+    eng.fill(want, [(ref, 0, [])])
+    assert s.accept([2])
+    s.rollback(np.int64(1))
+    bm = eng.allocate_bitmask(3)
+    if batch:
+        eng.fill(bm, [(s, 0, [2, 2])])
+    else:
+        s.fill(bm, 0, [2, 2])
+    assert torch.equal(bm[0], want[0]) and torch.equal(bm[1], eng.filler.stop) and torch.equal(bm[2], eng.filler.stop)
+    eng.fill(bm, [(s, 0, [])])
+    assert torch.equal(bm[0], want[0])  # the drafted EOS left nothing behind either
+    assert s.commit([2]) and finalize_request(s, "stop").value == {"n": 12, "tag": "red"}
