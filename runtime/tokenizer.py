@@ -27,7 +27,7 @@ class TokenizerAdapter:
     vocab_size: int
     fingerprint: str
     ll: Any = field(repr=False, compare=False)
-    _crossing: dict[tuple[bytes, int], tuple[tuple[int, bytes], ...]] = field(default_factory=dict, repr=False, compare=False)
+    _crossing: dict[tuple[bytes, int], Any] = field(default_factory=dict, repr=False, compare=False)
 
     def token_bytes(self, token: int) -> bytes:
         """Visible bytes of a token; special tokens contribute nothing to the answer."""
@@ -63,14 +63,17 @@ class TokenizerAdapter:
     def spaced_tokens(self) -> tuple[tuple[int, bytes], ...]:
         """Tokens whose visible bytes begin with JSON whitespace, with those bytes: the ones
         the reasoning separator decides about (computed once)."""
-        found = self._crossing.get((b"", -1))
-        if found is None:
-            from schemac.runtime.reasoning import JSON_WHITESPACE
+        from schemac.runtime.reasoning import JSON_WHITESPACE
 
-            found = tuple(
-                (i, t) for i, t in enumerate(self.tokens) if t[:1] and t[0] in JSON_WHITESPACE and i not in self.special_ids
-            )
-            self._crossing[(b"", -1)] = found
+        return self.cached("spaced", lambda: tuple(
+            (i, t) for i, t in enumerate(self.tokens) if t[:1] and t[0] in JSON_WHITESPACE and i not in self.special_ids
+        ))
+
+    def cached(self, key: str, build: Callable[[], Any]) -> Any:
+        """A vocabulary-wide table computed once per tokenizer (`build()` on first use)."""
+        found = self._crossing.get((key.encode(), -1))
+        if found is None:
+            found = self._crossing[(key.encode(), -1)] = build()
         return found
 
 
