@@ -68,7 +68,6 @@ def render(style: str, vocab: str) -> tuple[str, str]:
         assert full.startswith(prompt)
         completion = full[len(prompt):]
     else:
-        opened = prompt + REASONING
         assert full.startswith(prompt[: prompt.rindex("<think>")]) and "<think>\n" + REASONING in full
         completion = full[full.index("<think>\n" + REASONING) + len("<think>\n"):]
     return prompt, completion[: completion.index(ANSWER) + len(ANSWER)]
