@@ -48,7 +48,11 @@ def host_row_indices(rows: torch.Tensor | Sequence[int], n_logit_rows: int) -> l
             raise ValueError(f"rows must be a 1-D integer tensor, got {tuple(rows.shape)} {rows.dtype}")
         values = rows.tolist()
     else:
-        values = [operator.index(r) for r in rows]
+        from schemac.runtime.boundary import INTEGER, integer
+
+        values = [integer(r) for r in rows]
+        if None in values:
+            raise ValueError(f"rows[{values.index(None)}] must be {INTEGER}")
     bad = [r for r in values if not 0 <= r < n_logit_rows]
     if bad:
         raise ValueError(f"row indices {bad[:4]} outside [0, {n_logit_rows})")

@@ -369,3 +369,15 @@ def test_rolling_back_an_eos_keeps_the_answer(batch):
     eng.fill(bm, [(s, 0, [])])
     assert torch.equal(bm[0], want[0])  # the drafted EOS left nothing behind either
     assert s.commit([2]) and finalize_request(s, "stop").value == {"n": 12, "tag": "red"}
+
+
+def test_mask_rows_take_engine_integers_and_refuse_booleans():
+    from schemac.runtime.masking import apply_token_bitmask
+
+    bm = engine().allocate_bitmask(2)
+    bm[1] = 0
+    logits = torch.zeros(3, VOCAB)
+    apply_token_bitmask(logits, bm, rows=[np.int64(2), torch.tensor(0)], vocab_size=VOCAB)
+    assert bool(torch.isinf(logits[0]).all()) and not bool(torch.isinf(logits[2]).any())
+    with pytest.raises(ValueError, match=r"rows\[0\]"):
+        apply_token_bitmask(torch.zeros(3, VOCAB), bm, rows=[True, 0], vocab_size=VOCAB)
