@@ -332,3 +332,17 @@ def test_other_kinds_get_sglangs_reasoning_gate_under_a_reasoning_parser() -> No
         found.accept_token(token)
     found.fill_vocab_mask(mask, 0)
     assert not allowed(mask[0], enc("Say")[0]) and allowed(mask[0], enc("7")[0])
+
+
+def test_a_failed_request_never_gets_eos_in_its_row() -> None:
+    """After the runtime failed a request its own rows would be EOS-only, and SGLang checks
+    EOS before the grammar sees it: the row allows the filler token, whose accept aborts."""
+    b = backend()
+    grammar = dispatch(b)
+    req = decode(grammar, enc(ANSWER)[:2])
+    with pytest.raises(ValueError, match="schemac"):
+        grammar.accept_token(enc("[")[0])  # a token the mask forbade
+    row = batch_mask(grammar)[0]
+    assert [t for t in range(PADDED) if allowed(row, t)] == [b.filler_token]
+    req = decode(grammar, [b.filler_token, b.filler_token], req)
+    assert req.finished_reason.to_json()["type"] == "abort"

@@ -8,12 +8,14 @@ What SGLang's code does with a grammar object, and what this one does in return:
   only once EOS itself was accepted, as SGLang's own llguidance grammar does: never at the
   closing `}`, which would then be cut.
 - Final validation gates EOS: a row whose answer is complete but fails `FinalValidator` (or is
-  still inside the reasoning block) forbids EOS, and EOS on such an answer raises ValueError,
-  which SGLang's `_accept_grammar_tokens` turns into an abort. A token after which the grammar
-  allows only EOS on an invalid answer ("doomed", only possible when the grammar is looser than
-  its schema) raises at once without speculative decoding; with it, raising could reach the
-  draft-tree walk (`traverse_tree` calls `accept_token` outside any try), so the state instead
-  allows only one non-stop token from then on, and the request ends by length, never success.
+  still inside the reasoning block) forbids EOS. SGLang checks a sampled EOS before the grammar
+  sees it (`update_finish_state`, then `_accept_grammar_tokens`), so a forbidden EOS would
+  already be a success: the mask is where the answer is judged. A "doomed" request (failed in
+  the runtime, whose rows would be EOS-only, or whose grammar allows only EOS on an answer the
+  schema refuses, possible only when a grammar is looser than its schema) raises ValueError
+  at once without speculative decoding (SGLang's abort at its next step); with it, raising
+  could reach the draft-tree walk (`traverse_tree` calls `accept_token` outside any try), so
+  its rows allow one non-stop filler token and the request ends by length, never success.
 - `copy()` (on the scheduler thread, per cache hit) shares the compiled grammar and creates the
   request state lazily: no compile, no wait, no matcher copy until the first token or mask.
 - SGLang sets `finished` after every scheduler step (never inside the draft walk): False
@@ -95,9 +97,9 @@ class SchemacGrammar(BaseGrammarObject):
         token = int(token)
         self.current_token = token
         state = self.state
-        if self._absorbed or (state.error is None and state.terminated and self._doomed()):
+        if self._absorbed or self._doomed():
             if not self.backend.speculative:
-                self._raise(self._doomed() or "the grammar ended on an answer the schema refuses")
+                self._raise(self._doomed() or "the request already failed")
             self._absorbed += 1  # never raise where the draft walk may be the caller
             return
         if token in self.backend.eos_ids:
@@ -107,7 +109,7 @@ class SchemacGrammar(BaseGrammarObject):
         if not state.accept([token]):
             self._raise(_error_text(state) or "the grammar refused the token")
         self._unacked.append(token)
-        if not self.backend.speculative and state.terminated and self._doomed():
+        if not self.backend.speculative and self._doomed():
             self._raise(self._doomed() or "")
 
     def rollback(self, k: int) -> None:
@@ -139,11 +141,16 @@ class SchemacGrammar(BaseGrammarObject):
             self._raise(error)
 
     def _doomed(self) -> str | None:
-        """The schema's error when the grammar allows only EOS on an answer it refuses."""
+        """Why no valid answer can follow: the request failed (its rows would be EOS-only), or
+        the grammar allows only EOS on an answer the schema refuses."""
         state = self.state
-        if state.error is not None or state.released or not state.is_accepting():
+        if state.released:
             return None
-        return self._check_answer(state) if state.terminated else None
+        if state.error is not None:
+            return str(state.error)
+        if not state.terminated or not state.is_accepting():
+            return None
+        return self._check_answer(state)
 
     def _check_answer(self, state: "RequestState") -> str | None:
         """Final validation of the answer so far (the last verdict is cached)."""
@@ -227,10 +234,10 @@ def fill_rows(rows: Sequence[tuple[SchemacGrammar, int]], vocab_mask: "torch.Ten
 def _gate_eos(grammar: SchemacGrammar, vocab_mask: "torch.Tensor", row: int) -> None:
     """EOS only on an answer final validation accepts; a doomed state's single token."""
     state = grammar.state
-    if state.error is not None or state.released:
-        return  # the runtime's stop row: the request fails at its next token
+    if state.released:
+        return
     backend = grammar.backend
-    if grammar._absorbed or (state.terminated and grammar._doomed()):
+    if grammar._absorbed or grammar._doomed():
         vocab_mask[row] = 0
         token = backend.filler_token
         vocab_mask[row, token // 32] = _bit(token)
