@@ -115,6 +115,17 @@ def decode(grammar: Any, tokens: list[int], req: Any = None) -> Any:
     return req
 
 
+def test_sglangs_plugin_loader_finds_and_registers_the_backend() -> None:
+    """The `sglang.srt.plugins` entry point (pyproject.toml) is what SGLang runs in every process."""
+    from sglang.srt.plugins import GENERAL_PLUGINS_GROUP, load_plugins_by_group
+
+    plugins = load_plugins_by_group(GENERAL_PLUGINS_GROUP)
+    assert "schemac" in plugins, "reinstall schemac (pip install -e .) to refresh its entry points"
+    M["base_grammar_backend"].GRAMMAR_BACKEND_REGISTRY.pop("schemac", None)
+    plugins["schemac"][0]()
+    assert M["base_grammar_backend"].GRAMMAR_BACKEND_REGISTRY["schemac"].func is integ.init_backend
+
+
 def test_the_backend_name_passes_sglangs_argument_parser() -> None:
     args = parsed_args("--reasoning-parser", "deepseek-r1")
     assert args.grammar_backend == "schemac" and args.reasoning_parser == "deepseek-r1"
