@@ -117,6 +117,11 @@ def test_register_binds_compile_options_to_every_request() -> None:
         integ.register()
 
 
+def test_a_model_vocabulary_narrower_than_the_tokenizer_is_refused_at_startup() -> None:
+    with pytest.raises(ValueError, match="smaller than its tokenizer"):
+        integ.init_backend(ARGS, tok(), TOKENIZER_VOCAB - 1, {tok().eos_token_id})
+
+
 @pytest.mark.parametrize("parser", ["cohere_command4", "minimax-append-think", "inkling"])
 def test_a_reasoning_parser_without_one_inline_marker_pair_is_refused_at_startup(parser: str) -> None:
     """SGLang's own parser, given `<start>x<end>{}`, must return `{}` as the content (the first

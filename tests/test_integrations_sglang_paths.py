@@ -52,9 +52,15 @@ def parsed_args(*extra: str) -> Any:
 
 @lru_cache(maxsize=None)
 def backend(*extra: str) -> integ.SchemacGrammarBackend:
-    """The backend SGLang's registry builds from really parsed server arguments."""
-    init = M["base_grammar_backend"].GRAMMAR_BACKEND_REGISTRY["schemac"]
-    return init(parsed_args(*extra), tok(), PADDED, {tok().eos_token_id})
+    """The backend SGLang's `create_grammar_backend` builds from really parsed server arguments
+    (published in SGLang's runtime context, as its launcher does)."""
+    from sglang.srt.runtime_context import get_context
+
+    args = parsed_args(*extra)
+    get_context().set_server_args(args)
+    found = M["base_grammar_backend"].create_grammar_backend(args, tok(), PADDED, {tok().eos_token_id})
+    assert isinstance(found, integ.SchemacGrammarBackend)
+    return found
 
 
 def enc(text: str) -> list[int]:

@@ -97,6 +97,9 @@ class SchemacGrammarBackend(BaseGrammarBackend):
         self.cache_size = cache_size
         eos = sorted(eos_token_ids) if eos_token_ids is not None else []
         self.engine: Engine = Engine.from_hf(tokenizer, lm_head_size=vocab_size, stop_token_ids=eos)
+        if vocab_size < self.engine.tokenizer.vocab_size:
+            raise ValueError(f"the model's vocabulary ({vocab_size}) is smaller than its tokenizer's "
+                             f"({self.engine.tokenizer.vocab_size}): schemac's masks would not fit")
         self.eos_ids = frozenset(self.engine.tokenizer.eos_ids)
         self.filler_token = next(t for t in range(self.engine.tokenizer.vocab_size) if t not in self.eos_ids)
         self.vocab_size = vocab_size
