@@ -363,3 +363,26 @@ def test_a_failed_request_never_gets_eos_in_its_row() -> None:
     assert [t for t in range(PADDED) if allowed(row, t)] == [b.filler_token]
     req = decode(grammar, [b.filler_token, b.filler_token], req)
     assert req.finished_reason.to_json()["type"] == "abort"
+
+
+def test_the_draft_walk_crosses_the_reasoning_marker_without_raising() -> None:
+    """Drafts from inside `<think>` through `</think>` into the answer: rows inside the block
+    forbid EOS only, the row after the marker is the schema's first row, and the walk leaves
+    the request where it was."""
+    b = backend("--reasoning-parser", "deepseek-r1")
+    grammar = dispatch(b, reasoning=True)
+    req = decode(grammar, enc("ok")[:1])
+    chain = enc("ok</think>")[1:] + enc(ANSWER)[:2]
+    draft = [enc("ok")[0], *chain, tok().eos_token_id]
+    n = len(draft)
+    nxt = [i + 1 if i < len(chain) else -1 for i in range(n)]
+    sib = [-1] * n
+    sib[1] = n - 1  # EOS beside the first draft: masked while reasoning, so never accepted
+    mask, _ = M["spec_utils"].generate_token_bitmask(
+        [req], torch.tensor([nxt]), torch.tensor([sib]), torch.tensor([draft]), PADDED)
+    assert grammar.state.pending == 0 and grammar.state.in_reasoning and not grammar.is_terminated()
+    marker_end = len(enc("ok</think>")) - 1  # the node whose row follows the whole marker
+    for i in range(marker_end):
+        assert not allowed(mask[i], tok().eos_token_id) and allowed(mask[i], enc("Say")[0]), i
+    assert torch.equal(mask[marker_end], batch_mask(dispatch(backend()))[0]), "the schema's first row"
+    assert bool((mask[n - 1] == -1).all()), "the EOS draft was refused: its row is never filled"
