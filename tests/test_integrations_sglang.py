@@ -14,7 +14,9 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-pytest.importorskip("sglang.srt.constrained.base_grammar_backend", reason="install with: pip install --no-deps sglang==0.5.23")
+import sglang_support
+
+sglang_support.load()
 
 from sglang.srt.constrained.base_grammar_backend import (  # noqa: E402
     GRAMMAR_BACKEND_REGISTRY,
@@ -26,6 +28,7 @@ from sglang.srt.constrained.llguidance_backend import GuidanceGrammar  # noqa: E
 
 from schemac.artifact import Artifact  # noqa: E402
 from schemac.integrations import sglang as integ  # noqa: E402
+from schemac.integrations.sglang_grammar import SchemacGrammar  # noqa: E402
 from schemac.runtime import tekken_tokenizer  # noqa: E402
 
 TOKENIZER_VOCAB = 1000 + 3000
@@ -46,9 +49,11 @@ def tok():  # type: ignore[no-untyped-def]
 
 @lru_cache(maxsize=None)
 def backend() -> integ.SchemacGrammarBackend:
-    args = SimpleNamespace(reasoning_parser=None, constrained_json_disable_any_whitespace=False,
-                           constrained_json_whitespace_pattern=None)
-    return integ.init_backend(args, tok(), PADDED, {tok().eos_token_id})
+    return integ.init_backend(ARGS, tok(), PADDED, {tok().eos_token_id})
+
+
+ARGS = SimpleNamespace(reasoning_parser=None, constrained_json_disable_any_whitespace=False,
+                       constrained_json_whitespace_pattern=None, speculative_algorithm=None)
 
 
 def enc(text: str) -> list[int]:
@@ -60,9 +65,9 @@ def dispatch(kind: str, text: str) -> BaseGrammarObject:
     return backend()._init_value_dispatch((kind, text), False)
 
 
-def grammar() -> integ.SchemacGrammar:
+def grammar() -> SchemacGrammar:
     found = dispatch("json", json.dumps(SCHEMA))
-    assert isinstance(found, integ.SchemacGrammar)
+    assert isinstance(found, SchemacGrammar)
     return found
 
 
@@ -89,7 +94,7 @@ def mask_of(*grammars: BaseGrammarObject) -> torch.Tensor:
 
 def test_register_puts_the_backend_in_sglangs_registry() -> None:
     integ.register()
-    assert GRAMMAR_BACKEND_REGISTRY[integ.NAME] is integ.init_backend
+    assert GRAMMAR_BACKEND_REGISTRY[integ.NAME].func is integ.init_backend
 
 
 def test_register_binds_compile_options_to_every_request() -> None:
@@ -100,9 +105,7 @@ def test_register_binds_compile_options_to_every_request() -> None:
     try:
         integ.register(key_order="any")
         init = GRAMMAR_BACKEND_REGISTRY[integ.NAME]
-        args = SimpleNamespace(reasoning_parser=None, constrained_json_disable_any_whitespace=False,
-                               constrained_json_whitespace_pattern=None)
-        grammar = init(args, tok(), PADDED, {tok().eos_token_id}).dispatch_json(schema)
+        grammar = init(ARGS, tok(), PADDED, {tok().eos_token_id}).dispatch_json(schema)
         assert grammar.artifact.options["key_order"] == "any"
         for token in enc('{"b": 1, "a": 2}'):
             grammar.accept_token(token)
@@ -114,9 +117,18 @@ def test_register_binds_compile_options_to_every_request() -> None:
         integ.register()
 
 
-def test_reasoning_parser_is_refused() -> None:
-    with pytest.raises(ValueError, match="reasoning"):
-        integ.init_backend(SimpleNamespace(reasoning_parser="deepseek-r1"), tok(), PADDED, None)
+def test_a_model_vocabulary_narrower_than_the_tokenizer_is_refused_at_startup() -> None:
+    with pytest.raises(ValueError, match="smaller than its tokenizer"):
+        integ.init_backend(ARGS, tok(), TOKENIZER_VOCAB - 1, {tok().eos_token_id})
+
+
+@pytest.mark.parametrize("parser", ["cohere_command4", "minimax-append-think", "inkling"])
+def test_a_reasoning_parser_without_one_inline_marker_pair_is_refused_at_startup(parser: str) -> None:
+    """SGLang's own parser, given `<start>x<end>{}`, must return `{}` as the content (the first
+    two do not), and the answer must not be framed (inkling): else schemac's gate would start
+    the grammar where SGLang does not read the answer, so the server refuses to start."""
+    with pytest.raises(ValueError, match="one inline start/end marker pair"):
+        integ.init_backend(SimpleNamespace(**{**vars(ARGS), "reasoning_parser": parser}), tok(), PADDED, None)
 
 
 def test_every_row_equals_llguidance_on_the_artifact_grammar_then_final_validation() -> None:
@@ -130,7 +142,7 @@ def test_every_row_equals_llguidance_on_the_artifact_grammar_then_final_validati
     eos = tok().eos_token_id
     assert (int(mask_of(g)[0][eos // 32]) >> (eos % 32)) & 1
     g.accept_token(eos)
-    assert g.is_terminated() and g.validated
+    assert g.is_terminated()
     assert g.state.answer == ANSWER
 
 
@@ -150,7 +162,7 @@ def test_rollback_restores_the_mask_and_copy_is_fresh() -> None:
     g.rollback(3)
     assert torch.equal(mask_of(g)[0], before)
     fresh = g.copy()
-    assert isinstance(fresh, integ.SchemacGrammar) and fresh.state is not g.state
+    assert isinstance(fresh, SchemacGrammar) and fresh.state is not g.state
     assert torch.equal(mask_of(fresh)[0], oracle_row(g.artifact, []))
 
 
@@ -206,10 +218,10 @@ def test_an_answer_the_schema_refuses_aborts_instead_of_finishing() -> None:
     values = {f.name: getattr(loose, f.name) for f in fields(Artifact)}
     values["schema"] = strict.schema  # validate against the strict schema, enforce the loose grammar
     values["key"] = "test-" + loose.key
-    g = integ.SchemacGrammar(backend().engine, Artifact(**values), PADDED)
+    g = SchemacGrammar(backend(), backend().engine.loader.submit(Artifact(**values)).result())
     tokens = enc('{"n": 99, "tag": "blue"}')
     for token in tokens[:-1]:
         g.accept_token(token)
     assert not g.is_terminated()
     with pytest.raises(ValueError, match="answer-invalid: /n: 99 is greater"):
-        g.accept_token(tokens[-1])  # the grammar ends at "}": SGLang would finish here
+        g.accept_token(tokens[-1])  # the grammar ends at "}": without drafts it aborts here
