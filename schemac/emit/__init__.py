@@ -23,7 +23,7 @@ __all__ = ["SYNTAX_POLICY", "emit", "json_schema_grammar", "lark_text", "transla
 
 #: Texts whose presence in a lowered schema's JSON means a node may need the Lark writer (`"x-schemac-`:
 #: every marker, array, scalar and object witness alike).
-_SCREEN = ('"x-schemac-', '"properties"', '"patternProperties"', '"minimum"', '"maximum"',
+_SCREEN = ('"x-schemac-', '"properties"', '"patternProperties"', '"required"', '"minimum"', '"maximum"',
            '"exclusiveMinimum"', '"exclusiveMaximum"', '"multipleOf"', '"const"', '"enum"', '"pattern"')
 
 
@@ -83,8 +83,7 @@ def _write(lowered: Schema, budget: Budget, key_order: str) -> tuple[str, bool]:
         text = json.dumps(lowered, ensure_ascii=False, allow_nan=False)
         if not within_cost_by_size(len(text), limits):  # lowering can merge objects past the
             check_cost(lowered, limits)  # loader's bounds; llguidance's check is uninterruptible
-        screen = _SCREEN + (('"required"',) if key_order == "any" else ())
-        if any(s in text for s in screen) and needs_lark(lowered, key_order):  # Lark writes it, embeds the rest
+        if any(s in text for s in _SCREEN) and needs_lark(lowered, key_order):  # Lark writes it, embeds the rest
             lark = True
             grammar = lark_grammar(lowered, budget=budget, key_order=key_order)
         else:

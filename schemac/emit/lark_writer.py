@@ -43,9 +43,18 @@ def own_need(node: dict[str, Any], key_order: str = "schema") -> bool:
         listed = [node.get("const"), node.get("enum")]  # writes listed objects in their own order
         return (MARK in node or NOT_PATTERN in node or _has(listed, _is_number)
                 or (key_order == "any" and _has(listed, _is_object)))
-    return (MARK in node or exact_strings(node) or WITNESS in node or bool(node.get("properties"))
-            or bool(node.get("patternProperties")) or constrained(node)
-            or (key_order == "any" and bool(node.get("required"))))
+    return MARK in node or exact_strings(node) or keys_named(node) or constrained(node)
+
+
+def keys_named(node: dict[str, Any]) -> bool:
+    """Whether a keyword of lowered object node `node` names or classifies its keys: the one rule
+    deciding which objects are written with schemac's canonical key terminals (never on
+    llguidance's `%json` form, where an escaped spelling of a named key is taken for another
+    key: `{"a": 1, "\\u0061": 2}` would pass `{"required": ["a"], "minProperties": 2}`).
+    Lowering has already turned `propertyNames`, dependencies, `not`/`if` over keys and
+    unevaluated keys into these keywords (`properties`, `patternProperties`, `required`) or
+    witnesses; counts and `additionalProperties` alone name no key."""
+    return WITNESS in node or any(bool(node.get(k)) for k in ("properties", "patternProperties", "required"))
 
 
 def _is_number(value: Any) -> bool:
