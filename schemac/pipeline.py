@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,7 @@ from schemac.client_options import reject_client_options
 from schemac.compat import legacy_dependencies
 from schemac.diagnostics import CompileError, Diagnostic, DiagnosticSink
 from schemac.dialect import DIALECT_2020_12, apply_dialect, upgrade_needed
-from schemac.emit import emit
+from schemac.emit import Emitted, emit_written
 from schemac.emit.lark_object_free import MAX_FREE_KEYS
 from schemac.emit.stated_orders import with_required_orders
 from schemac.formats import apply_formats
@@ -129,30 +129,48 @@ def lower_schema(schema: Schema, options: dict[str, Any], budget: Budget, sink: 
 
 def emit_schema(bundle: Bundle, lowered: Schema, budget: Budget, key_order: str = "schema",
                 sink: DiagnosticSink | None = None) -> str:
+    """The grammar `emit_schema_written` writes."""
+    return emit_schema_written(bundle, lowered, budget, key_order, sink).grammar
+
+
+def _share(budget: Budget) -> Budget:
+    """A budget for a first attempt that a fallback may follow: the same limits and counts, and
+    half of the Python time `budget` has left, so the fallback keeps the other half (the
+    attempt's counts are its own: the fallback starts from what the attempt found)."""
+    now = time.monotonic()
+    limits = budget.limits
+    left = max(0.0, budget.started + limits.deadline_s - limits.native_reserve_s - now)
+    return Budget(replace(limits, deadline_s=now - budget.started + left / 2 + limits.native_reserve_s),
+                  dict(budget.used), budget.started)
+
+
+def emit_schema_written(bundle: Bundle, lowered: Schema, budget: Budget, key_order: str = "schema",
+                        sink: DiagnosticSink | None = None) -> Emitted:
     """`emit` on the schema's budget, with a failed grammar check put on the user pattern
     llguidance refuses, if any. A policy that adds orders ("any"; "schema" where a `required`
-    states another order than `properties`, `stated_orders`) is tried first; a grammar past
-    llguidance's limits (symbols, rule depth, rows, size), the budget or Python's stack is
-    written again in the order of `properties`, with a warning: every order of every small
-    object can cost ten times the rules of one. (An attempt that spends the whole deadline
-    leaves no time to write it again: that schema is refused with `too-large`.)"""
+    states another order than `properties`, `stated_orders`) is tried first, on half of the
+    time left (`_share`); a grammar past llguidance's limits (symbols, rule depth, rows,
+    size), that half or Python's stack is written again in the order of `properties` on the
+    other half, with a warning: every order of every small object can cost ten times the rules
+    of one. The result's `key_order` is the policy it was written under."""
     try:
         if key_order != "properties":
-            used = dict(budget.used)
             try:
                 # objects "any" writes in one order (past its bound) take the orders "schema" admits too
                 wider = with_required_orders(lowered, MAX_FREE_KEYS if key_order == "any" else 0)
                 if wider is not lowered or key_order == "any":
-                    return emit(wider, budget, key_order)
+                    attempt = _share(budget)
+                    written = emit_written(wider, attempt, key_order)
+                    budget.used.update(attempt.used)
+                    return written
             except (CompileError, RecursionError) as exc:
                 if isinstance(exc, CompileError) and exc.codes not in (["grammar-error"], ["too-large"], ["budget-exhausted"]):
                     raise
-                budget.used.update(used)  # the fallback starts from the budget the attempt found
                 if sink is not None:
                     why = exc.diagnostics[0].message if isinstance(exc, CompileError) else "nesting too deep"
                     sink.warn("key-order-fallback", "", f"written in the order of `properties`: in the orders "
                               f"key_order=\"{key_order}\" admits, {why}", hint="split the schema, or compile it with key_order=\"properties\"")
-        return emit(lowered, budget, "properties")
+        return emit_written(lowered, budget, "properties")
     except CompileError as exc:
         if exc.codes == ["grammar-error"]:
             located = llguidance_pattern_errors(bundle)
