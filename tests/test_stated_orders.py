@@ -235,3 +235,20 @@ def test_values_of_merged_parts_are_merged_too() -> None:
     schema = {"type": "object", "allOf": parts}
     written = {k: schemac.compile(schema, use_cache=False, key_order=k) for k in ("properties", "schema")}
     assert len(written["schema"].grammar) <= 2 * len(written["properties"].grammar)
+
+
+def test_fallback_keeps_half_of_the_time_left(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first attempt of a policy that adds orders gets half of the Python time left, so the
+    `properties`-order fallback has the other half (issue 29: it reused the spent deadline)."""
+    import time
+
+    from schemac.budget import Budget, Limits
+    from schemac.pipeline import _share
+
+    monkeypatch.setattr(time, "monotonic", lambda: 1000.0)  # a fixed clock: 3 s into a 5 s compile
+    budget = Budget(Limits(deadline_s=5.0, native_reserve_s=1.5), started=997.0)
+    budget.used["entries"] = 7
+    attempt = _share(budget)  # 0.5 s of Python time left: 0.25 s for the attempt
+    assert attempt.started + attempt.limits.deadline_s - attempt.limits.native_reserve_s == pytest.approx(1000.25)
+    attempt.used["entries"] += 1
+    assert attempt.used["entries"] == 8 and budget.used["entries"] == 7  # the fallback starts from the attempt's start
