@@ -70,11 +70,12 @@ def _limits_fields(limits: Limits) -> dict[str, Any]:
 KEY_ORDERS = ("schema", "properties", "any")
 
 
-def _options(upgrade_drafts: bool, strict_formats: bool, limits: Limits, key_order: str) -> dict[str, Any]:
+def _options(upgrade_drafts: bool, strict_formats: bool, limits: Limits, key_order: str,
+             openapi_formats: bool = True) -> dict[str, Any]:
     if key_order not in KEY_ORDERS:
         raise ValueError(f"key_order must be one of {', '.join(KEY_ORDERS)}, not {key_order!r}")
     return {"upgrade_drafts": upgrade_drafts, "strict_formats": strict_formats, "limits": dict(_limits_fields(limits)),
-            "key_order": key_order}
+            "key_order": key_order, "openapi_formats": openapi_formats}
 
 
 def _options_text(options: dict[str, Any]) -> str:
@@ -83,8 +84,9 @@ def _options_text(options: dict[str, Any]) -> str:
 
 
 @lru_cache(maxsize=64)
-def _compile_options_text(upgrade_drafts: bool, strict_formats: bool, limits: Limits, key_order: str) -> str:
-    return _options_text(_options(upgrade_drafts, strict_formats, limits, key_order))
+def _compile_options_text(upgrade_drafts: bool, strict_formats: bool, limits: Limits, key_order: str,
+                          openapi_formats: bool) -> str:
+    return _options_text(_options(upgrade_drafts, strict_formats, limits, key_order, openapi_formats))
 
 
 def _key(schema: Any, options_text: str) -> str:
@@ -120,7 +122,7 @@ def lower_schema(schema: Schema, options: dict[str, Any], budget: Budget, sink: 
     document = legacy_dependencies(upgraded, keys)
     bundle = _trivial_bundle(document, census, limits) or resolve(document, budget, upgrade_drafts=options["upgrade_drafts"])
     if not _absent(keys, FORMAT_KEYS):
-        bundle = apply_formats(bundle, options["strict_formats"], sink)
+        bundle = apply_formats(bundle, options["strict_formats"], sink, options.get("openapi_formats", True))
     if not _absent(keys, PATTERN_KEYS):
         bundle = split_lookahead_patterns(bundle)  # leading look-aheads as plain patterns, before the check refuses them
         check_patterns(bundle, budget)
@@ -217,6 +219,7 @@ def compile_schema(
     cache_dir: str | Path | None = None,
     use_cache: bool = True,
     key_order: str = "schema",
+    openapi_formats: bool = True,
 ) -> Artifact:
     """Compile `schema` (dict, bool, JSON text or bytes) or raise CompileError with diagnostics.
 
@@ -225,8 +228,8 @@ def compile_schema(
     """
     limits = limits or _DEFAULT_LIMITS
     value, census = load_with_census(schema, limits)
-    options = _options(upgrade_drafts, strict_formats, limits, key_order)
-    key = _key(value, _compile_options_text(upgrade_drafts, strict_formats, limits, key_order))
+    options = _options(upgrade_drafts, strict_formats, limits, key_order, openapi_formats)
+    key = _key(value, _compile_options_text(upgrade_drafts, strict_formats, limits, key_order, openapi_formats))
     disk = DiskCache(cache_dir) if cache_dir is not None and use_cache else None
     if use_cache:
         hit = _MEMORY.get(key)

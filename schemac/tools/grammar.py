@@ -152,11 +152,13 @@ def build(
     upgrade_drafts: bool = False,
     strict_formats: bool = False,
     key_order: str = "schema",
+    openapi_formats: bool = True,
 ) -> ToolGrammar:
     """The ToolGrammar of a Chat (`api="chat"`) or Responses (`api="responses"`) request body
     for the server's tool parser (`parser`: a key of ENVELOPES). The answer and every strict
     function's arguments are written by the same writer as a compiled answer, under
-    `key_order` (`schemac.compile`'s; an envelope naming parameters one by one fixes its own).
+    `key_order` (`schemac.compile`'s; an envelope naming parameters one by one fixes its own);
+    `openapi_formats` as for `schemac.compile`.
 
     Raises ToolRequestError (or the adapters' FormatError) for malformed or unsupported requests,
     CompileError with every diagnostic, located in the request body, when the answer schema or
@@ -173,7 +175,7 @@ def build(
     if key_order not in KEY_ORDERS:
         raise ValueError(f"key_order must be one of {', '.join(KEY_ORDERS)}, not {key_order!r}")
     options = {"upgrade_drafts": upgrade_drafts, "strict_formats": strict_formats, "limits": asdict(limits),
-               "key_order": key_order}
+               "key_order": key_order, "openapi_formats": openapi_formats}
     budget = Budget(limits)
     warnings: list[Diagnostic] = []
     errors: list[Diagnostic] = []
