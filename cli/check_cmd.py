@@ -28,7 +28,7 @@ class ReportOptions:
 def run_check(
     paths: tuple[str, ...], *, fmt: str, show_ok: bool, statistics: bool, quiet: bool, exit_zero: bool,
     output_file: Path | None, upgrade_drafts: bool | None, strict_formats: bool | None, key_order: str | None,
-    respect_gitignore: bool, cache_dir: Path | None, no_cache: bool, jobs: int | None,
+    openapi_formats: bool, respect_gitignore: bool, cache_dir: Path | None, no_cache: bool, jobs: int | None,
     config_path: Path | None, out_dir: Path | None = None, emit: tuple[str, ...] = (),
 ) -> None:
     from schemac.cache import default_cache_dir
@@ -70,7 +70,8 @@ def run_check(
         Task(
             display=f.display, path=f.path,
             text=sys.stdin.read() if f.path is None else None,
-            upgrade_drafts=upgrade, strict_formats=strict, key_order=order, cache_dir=cache, use_cache=not no_cache,
+            upgrade_drafts=upgrade, strict_formats=strict, key_order=order, openapi_formats=openapi_formats,
+            cache_dir=cache, use_cache=not no_cache,
             ignore=config.ignored_codes(f.path), artifact_path=names.get(i), emit=emit,
         )
         for i, f in enumerate(found)

@@ -43,6 +43,8 @@ def compile_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                      help="Translate draft-04/06/07/2019-09 schemas exactly into 2020-12 instead of rejecting them."),
         click.option("--strict-formats/--no-strict-formats", default=None,
                      help="Make formats llguidance does not enforce errors instead of dropped annotations."),
+        click.option("--openapi-formats/--no-openapi-formats", default=True, show_default=True,
+                     help="Read OpenAPI's int32/int64/uint32/uint64/float/double formats as their exact ranges."),
         key_order_option(configurable=True),
         click.option("--respect-gitignore/--no-respect-gitignore", default=True, show_default=True,
                      help="Skip what .gitignore files ignore when walking folders."),

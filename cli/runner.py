@@ -29,6 +29,8 @@ class Task:
     strict_formats: bool = False
     #: the property-order policy (`schemac.pipeline.KEY_ORDERS`)
     key_order: str = "schema"
+    #: OpenAPI number formats as ranges (`schemac.compile`'s `openapi_formats`)
+    openapi_formats: bool = True
     cache_dir: str | None = None
     use_cache: bool = True
     ignore: frozenset[str] = frozenset()
@@ -121,6 +123,7 @@ def run_task(task: Task) -> Outcome:
             upgrade_drafts=task.upgrade_drafts,
             strict_formats=strict,
             key_order=task.key_order,
+            openapi_formats=task.openapi_formats,
             cache_dir=task.cache_dir,
             use_cache=task.use_cache,
         )
@@ -190,7 +193,7 @@ def _with_upgrade_verdict(kept: list[Any], source: Any, task: Task, strict: bool
         return kept
     try:
         compile_schema(source, upgrade_drafts=True, strict_formats=strict, key_order=task.key_order,
-                       use_cache=task.use_cache)
+                       openapi_formats=task.openapi_formats, use_cache=task.use_cache)
         verdict = "; translated, it compiles"
     except CompileError as exc:
         first = next((d for d in exc.diagnostics if d.severity is Severity.ERROR), None)

@@ -28,6 +28,7 @@ def compile(
     cache_dir: str | os.PathLike[str] | None = None,
     use_cache: bool = True,
     key_order: str = "schema",
+    openapi_formats: bool = True,
 ) -> Artifact:
     """Compile a schema (dict, bool, JSON text or bytes) into an Artifact; raises CompileError.
 
@@ -40,11 +41,13 @@ def compile(
     required keys first in the order of `required` where that differs), "properties" (the order
     of `properties` only, as llguidance and OpenAI's structured outputs fix it) or "any"
     (objects with at most 6 listed keys take them in every order).
+    openapi_formats: OpenAPI's `int32`, `int64`, `uint32`, `uint64`, `float`, `double` formats
+    are their types' ranges (False: annotations, dropped with a warning).
     """
     from schemac.pipeline import compile_schema
 
     return compile_schema(schema, upgrade_drafts=upgrade_drafts, strict_formats=strict_formats, limits=limits,
-                          cache_dir=cache_dir, use_cache=use_cache, key_order=key_order)
+                          cache_dir=cache_dir, use_cache=use_cache, key_order=key_order, openapi_formats=openapi_formats)
 
 
 def check(
@@ -56,13 +59,14 @@ def check(
     cache_dir: str | os.PathLike[str] | None = None,
     use_cache: bool = True,
     key_order: str = "schema",
+    openapi_formats: bool = True,
 ) -> list[Diagnostic]:
     """All diagnostics for a schema (errors and warnings); empty when it compiles cleanly.
     Never raises for a schema's problems. Options as for `compile`."""
     from schemac.pipeline import check_schema
 
     return check_schema(schema, upgrade_drafts=upgrade_drafts, strict_formats=strict_formats, limits=limits,
-                        cache_dir=cache_dir, use_cache=use_cache, key_order=key_order)
+                        cache_dir=cache_dir, use_cache=use_cache, key_order=key_order, openapi_formats=openapi_formats)
 
 
 def __getattr__(name: str) -> Any:

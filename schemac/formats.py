@@ -24,7 +24,15 @@ An unknown format has no validation meaning in 2020-12, so dropping it is exact,
 have relied on it, hence the warning (an error under strict formats). That includes the formats
 with no exact regular form: `regex` (ECMA-262 pattern syntax nests groups: not regular),
 `idn-hostname` / `idn-email` (IDNA2008 / UTS-46 need Unicode property tables that the engines do
-not share), and vendor formats such as OpenAPI's `int32` or `byte`, which 2020-12 gives no meaning.
+not share), and vendor formats such as OpenAPI's `byte`, which 2020-12 gives no meaning.
+
+OpenAPI's number formats (`int32`, `int64`, `uint32`, `uint64`, `float`, `double`: every
+Kubernetes schema has them) mean the range of that machine type, which is what an OpenAPI
+client reading the answer relies on: by default (`openapi_formats=True`) each becomes that exact
+range (`minimum`/`maximum` in an `allOf` part beside the node, so a bound of the user's own is
+kept), read by the grammar and the final validator alike; `float`/`double` bound the magnitude
+(every finite number within it rounds to a value of that type). With `openapi_formats=False`
+they are annotations like any other unknown format.
 """
 from __future__ import annotations
 
@@ -219,12 +227,27 @@ def pattern_form(fmt: str, max_length: int | None = None) -> Schema | None:
     return {"anyOf": [_intersection(a) for a in alternatives]}
 
 
-def _apply(node: Schema, pointer: str, strict: bool, sink: DiagnosticSink) -> Schema:
+#: OpenAPI number formats as exact inclusive ranges (the largest finite float32 and float64)
+NUMBER_FORMATS: dict[str, tuple[int | float, int | float]] = {
+    "int32": (-2 ** 31, 2 ** 31 - 1),
+    "int64": (-2 ** 63, 2 ** 63 - 1),
+    "uint32": (0, 2 ** 32 - 1),
+    "uint64": (0, 2 ** 64 - 1),
+    "float": (-3.4028234663852886e38, 3.4028234663852886e38),
+    "double": (-1.7976931348623157e308, 1.7976931348623157e308),
+}
+
+
+def _apply(node: Schema, pointer: str, strict: bool, sink: DiagnosticSink, numbers: bool = True) -> Schema:
     if not isinstance(node, dict):
         return node
     out: dict[str, Any] = dict(node)
     fmt = out.get("format")
-    if "format" in out and fmt not in ENFORCED_FORMATS:
+    if numbers and isinstance(fmt, str) and fmt in NUMBER_FORMATS:
+        low, high = NUMBER_FORMATS[fmt]
+        del out["format"]  # the range says it all, to the grammar and to final validation
+        out["allOf"] = [*out.get("allOf", []), {"minimum": low, "maximum": high}]
+    elif "format" in out and fmt not in ENFORCED_FORMATS:
         where = child_pointer(pointer, "format")
         message = f"format {fmt!r} is not enforced by llguidance"
         if strict:
@@ -233,7 +256,7 @@ def _apply(node: Schema, pointer: str, strict: bool, sink: DiagnosticSink) -> Sc
         del out["format"]
     for tokens, sub in iter_subschemas(node):
         kw = tokens[0]
-        new = _apply(sub, child_pointer(pointer, *tokens), strict, sink)
+        new = _apply(sub, child_pointer(pointer, *tokens), strict, sink, numbers)
         if new is sub:
             continue
         if len(tokens) == 1:
@@ -246,8 +269,9 @@ def _apply(node: Schema, pointer: str, strict: bool, sink: DiagnosticSink) -> Sc
     return out if out != node else node
 
 
-def apply_formats(bundle: Bundle, strict: bool, sink: DiagnosticSink) -> Bundle:
-    """A bundle whose `format`s are all enforced ones; warnings (or an error) for the others."""
-    root = _apply(bundle.root, "", strict, sink)
-    defs = {name: _apply(body, bundle.origin.get(name, ""), strict, sink) for name, body in bundle.defs.items()}
+def apply_formats(bundle: Bundle, strict: bool, sink: DiagnosticSink, openapi: bool = True) -> Bundle:
+    """A bundle whose `format`s are all enforced ones; warnings (or an error) for the others.
+    `openapi`: OpenAPI's number formats become their ranges (`NUMBER_FORMATS`)."""
+    root = _apply(bundle.root, "", strict, sink, openapi)
+    defs = {name: _apply(body, bundle.origin.get(name, ""), strict, sink, openapi) for name, body in bundle.defs.items()}
     return Bundle(root, defs, dict(bundle.origin))

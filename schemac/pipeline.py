@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,7 @@ from schemac.client_options import reject_client_options
 from schemac.compat import legacy_dependencies
 from schemac.diagnostics import CompileError, Diagnostic, DiagnosticSink
 from schemac.dialect import DIALECT_2020_12, apply_dialect, upgrade_needed
-from schemac.emit import emit
+from schemac.emit import Emitted, emit_written
 from schemac.emit.lark_object_free import MAX_FREE_KEYS
 from schemac.emit.stated_orders import with_required_orders
 from schemac.formats import apply_formats
@@ -70,11 +70,12 @@ def _limits_fields(limits: Limits) -> dict[str, Any]:
 KEY_ORDERS = ("schema", "properties", "any")
 
 
-def _options(upgrade_drafts: bool, strict_formats: bool, limits: Limits, key_order: str) -> dict[str, Any]:
+def _options(upgrade_drafts: bool, strict_formats: bool, limits: Limits, key_order: str,
+             openapi_formats: bool = True) -> dict[str, Any]:
     if key_order not in KEY_ORDERS:
         raise ValueError(f"key_order must be one of {', '.join(KEY_ORDERS)}, not {key_order!r}")
     return {"upgrade_drafts": upgrade_drafts, "strict_formats": strict_formats, "limits": dict(_limits_fields(limits)),
-            "key_order": key_order}
+            "key_order": key_order, "openapi_formats": openapi_formats}
 
 
 def _options_text(options: dict[str, Any]) -> str:
@@ -83,8 +84,9 @@ def _options_text(options: dict[str, Any]) -> str:
 
 
 @lru_cache(maxsize=64)
-def _compile_options_text(upgrade_drafts: bool, strict_formats: bool, limits: Limits, key_order: str) -> str:
-    return _options_text(_options(upgrade_drafts, strict_formats, limits, key_order))
+def _compile_options_text(upgrade_drafts: bool, strict_formats: bool, limits: Limits, key_order: str,
+                          openapi_formats: bool) -> str:
+    return _options_text(_options(upgrade_drafts, strict_formats, limits, key_order, openapi_formats))
 
 
 def _key(schema: Any, options_text: str) -> str:
@@ -120,7 +122,7 @@ def lower_schema(schema: Schema, options: dict[str, Any], budget: Budget, sink: 
     document = legacy_dependencies(upgraded, keys)
     bundle = _trivial_bundle(document, census, limits) or resolve(document, budget, upgrade_drafts=options["upgrade_drafts"])
     if not _absent(keys, FORMAT_KEYS):
-        bundle = apply_formats(bundle, options["strict_formats"], sink)
+        bundle = apply_formats(bundle, options["strict_formats"], sink, options.get("openapi_formats", True))
     if not _absent(keys, PATTERN_KEYS):
         bundle = split_lookahead_patterns(bundle)  # leading look-aheads as plain patterns, before the check refuses them
         check_patterns(bundle, budget)
@@ -129,30 +131,48 @@ def lower_schema(schema: Schema, options: dict[str, Any], budget: Budget, sink: 
 
 def emit_schema(bundle: Bundle, lowered: Schema, budget: Budget, key_order: str = "schema",
                 sink: DiagnosticSink | None = None) -> str:
+    """The grammar `emit_schema_written` writes."""
+    return emit_schema_written(bundle, lowered, budget, key_order, sink).grammar
+
+
+def _share(budget: Budget) -> Budget:
+    """A budget for a first attempt that a fallback may follow: the same limits and counts, and
+    half of the Python time `budget` has left, so the fallback keeps the other half (the
+    attempt's counts are its own: the fallback starts from what the attempt found)."""
+    now = time.monotonic()
+    limits = budget.limits
+    left = max(0.0, budget.started + limits.deadline_s - limits.native_reserve_s - now)
+    return Budget(replace(limits, deadline_s=now - budget.started + left / 2 + limits.native_reserve_s),
+                  dict(budget.used), budget.started)
+
+
+def emit_schema_written(bundle: Bundle, lowered: Schema, budget: Budget, key_order: str = "schema",
+                        sink: DiagnosticSink | None = None) -> Emitted:
     """`emit` on the schema's budget, with a failed grammar check put on the user pattern
     llguidance refuses, if any. A policy that adds orders ("any"; "schema" where a `required`
-    states another order than `properties`, `stated_orders`) is tried first; a grammar past
-    llguidance's limits (symbols, rule depth, rows, size), the budget or Python's stack is
-    written again in the order of `properties`, with a warning: every order of every small
-    object can cost ten times the rules of one. (An attempt that spends the whole deadline
-    leaves no time to write it again: that schema is refused with `too-large`.)"""
+    states another order than `properties`, `stated_orders`) is tried first, on half of the
+    time left (`_share`); a grammar past llguidance's limits (symbols, rule depth, rows,
+    size), that half or Python's stack is written again in the order of `properties` on the
+    other half, with a warning: every order of every small object can cost ten times the rules
+    of one. The result's `key_order` is the policy it was written under."""
     try:
         if key_order != "properties":
-            used = dict(budget.used)
             try:
                 # objects "any" writes in one order (past its bound) take the orders "schema" admits too
                 wider = with_required_orders(lowered, MAX_FREE_KEYS if key_order == "any" else 0)
                 if wider is not lowered or key_order == "any":
-                    return emit(wider, budget, key_order)
+                    attempt = _share(budget)
+                    written = emit_written(wider, attempt, key_order)
+                    budget.used.update(attempt.used)
+                    return written
             except (CompileError, RecursionError) as exc:
                 if isinstance(exc, CompileError) and exc.codes not in (["grammar-error"], ["too-large"], ["budget-exhausted"]):
                     raise
-                budget.used.update(used)  # the fallback starts from the budget the attempt found
                 if sink is not None:
                     why = exc.diagnostics[0].message if isinstance(exc, CompileError) else "nesting too deep"
                     sink.warn("key-order-fallback", "", f"written in the order of `properties`: in the orders "
                               f"key_order=\"{key_order}\" admits, {why}", hint="split the schema, or compile it with key_order=\"properties\"")
-        return emit(lowered, budget, "properties")
+        return emit_written(lowered, budget, "properties")
     except CompileError as exc:
         if exc.codes == ["grammar-error"]:
             located = llguidance_pattern_errors(bundle)
@@ -199,6 +219,7 @@ def compile_schema(
     cache_dir: str | Path | None = None,
     use_cache: bool = True,
     key_order: str = "schema",
+    openapi_formats: bool = True,
 ) -> Artifact:
     """Compile `schema` (dict, bool, JSON text or bytes) or raise CompileError with diagnostics.
 
@@ -207,8 +228,8 @@ def compile_schema(
     """
     limits = limits or _DEFAULT_LIMITS
     value, census = load_with_census(schema, limits)
-    options = _options(upgrade_drafts, strict_formats, limits, key_order)
-    key = _key(value, _compile_options_text(upgrade_drafts, strict_formats, limits, key_order))
+    options = _options(upgrade_drafts, strict_formats, limits, key_order, openapi_formats)
+    key = _key(value, _compile_options_text(upgrade_drafts, strict_formats, limits, key_order, openapi_formats))
     disk = DiskCache(cache_dir) if cache_dir is not None and use_cache else None
     if use_cache:
         hit = _MEMORY.get(key)

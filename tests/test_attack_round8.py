@@ -265,16 +265,24 @@ def test_witness_recursion_held(schema: dict[str, Any]) -> None:
         assert got or not oracle.is_valid(value), ("valid answer refused", text)
 
 
-def test_tool_envelope_refuses_witness_cleanly() -> None:
-    """A witness has no `%json` form: tool envelopes refuse it with a CompileError, never embed it."""
-    from tools_cases import chat, chat_tool
+def test_tool_envelope_writes_witness_exactly() -> None:
+    """A witness has no `%json` form: tool envelopes write the answer and the arguments with emit's
+    Lark writer, so it is enforced there exactly as in an answer (issue 29)."""
+    from grammar_harness import accepts
+    from tools_cases import chat, chat_tool, hermes
     from schemac.tools.grammar import build
+    from schemac.validate import FinalValidator
 
     witness = {"type": "object", "properties": {"q": {"type": "object", "not": {"patternProperties": {"^x": C0}}}}}
-    for body in (chat(answer=witness), chat(tools=[chat_tool("f", witness, strict=True)], answer=None, tool_choice="required")):
-        with pytest.raises(CompileError) as info:
-            build(body, api="chat", parser="hermes")
-        assert info.value.codes == ["grammar-error"]
+    oracle = FinalValidator(witness)
+    values = [{}, {"q": {}}, {"q": {"x": 1}}, {"q": {"xa": "s"}}, {"q": {"y": 1}}, {"q": {"x": 1, "y": 2}}, {"q": 1}]
+    answer = build(chat(answer=witness), api="chat", parser="hermes")
+    calls = build(chat(tools=[chat_tool("f", witness, strict=True)], answer=None, tool_choice="required"),
+                  api="chat", parser="hermes")
+    for value in values:
+        valid = not oracle.errors(value)
+        assert accepts(answer.grammar, json.dumps(value)) is valid, value
+        assert accepts(calls.grammar, hermes(("f", value))) is valid, value
 
 
 _STEPS = [Decimal(s) for s in ("0.1", "0.3", "7", "0.25", "2.5", "1.5", "0.7", "0.05", "11", "1.1", "0.125", "12.5",

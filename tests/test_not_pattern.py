@@ -232,20 +232,22 @@ def test_an_emptied_terminal_accepts_nothing() -> None:
     assert report.unsound_count == 0 and report.dead_ends == []
 
 
-def test_tool_envelopes_refuse_the_marker() -> None:
-    """Tool envelopes embed lowered schemas as `%json`, where llguidance would skip the marker:
-    refused there, never silently dropped."""
+def test_tool_envelopes_enforce_the_marker() -> None:
+    """Tool envelopes write arguments with emit's Lark writer (issue 29), so a negated pattern is
+    enforced in a call exactly as in an answer, inline or in a definition."""
     import schemac.tools as tools
-    from tools_cases import chat, chat_tool
+    from tools_cases import chat, chat_tool, dsml, hermes
 
     negated = {"type": "string", "not": {"pattern": "a+b"}}
     inline = {"type": "object", "properties": {"s": negated}, "required": ["s"]}
-    # in a definition only: the embedding's `$defs` must be searched as well
     in_defs = {"type": "object", "$defs": {"s": negated}, "properties": {"s": {"$ref": "#/$defs/s"}}, "required": ["s"]}
     for params in (inline, in_defs):
-        with pytest.raises(CompileError) as info:
-            tools.build(chat(tools=[chat_tool("f", params)], tool_choice="required"), api="chat", parser="hermes")
-        assert info.value.codes == ["grammar-error"] and "Lark writer" in info.value.diagnostics[0].message
+        tg = tools.build(chat(tools=[chat_tool("f", params)], tool_choice="required"), api="chat", parser="hermes")
+        for s, valid in (("xab", False), ("b", True), ("ac", True), ("aab", False)):
+            assert accepts(tg.grammar, hermes(("f", {"s": s}))) is valid, (params, s)
+        tg = tools.build(chat(tools=[chat_tool("f", params)], tool_choice="required"), api="chat", parser="dsml")
+        for s, valid in (("xab", False), ("ac", True)):
+            assert accepts(tg.grammar, dsml(("f", [("s", s, False)]))) is valid, (params, s)
 
 
 def test_format_beside_the_marker() -> None:

@@ -201,3 +201,54 @@ def test_merged_copies_are_counted_through_nesting_and_references(schema: dict[s
     written = {k: schemac.compile(schema, use_cache=False, key_order=k) for k in ("properties", "schema")}
     assert len(written["schema"].grammar) <= 2 * len(written["properties"].grammar)
     assert not written["schema"].diagnostics
+
+
+def _branch_pairs(k: int) -> dict[str, Any]:
+    """allOf of k anyOfs, each of two objects with a `required` order (issue 29: 4^k before)."""
+    def side(key: str, i: int) -> dict[str, Any]:
+        return {"properties": {f"{key}{i}": {"type": "integer"}, f"{key}{i}x": {"type": "integer"}},
+                "required": [f"{key}{i}x", f"{key}{i}"]}
+    return {"type": "object", "allOf": [{"anyOf": [side("a", i), side("c", i)]} for i in range(k)]}
+
+
+def test_branch_copies_are_counted_with_their_merge() -> None:
+    """Copies in `anyOf` branches that an `allOf` joins meet in the merged objects: one per merged
+    object, so the grammar at most doubles, and no fallback is needed."""
+    schema = _branch_pairs(5)
+    written = {k: schemac.compile(schema, use_cache=False, key_order=k) for k in ("properties", "schema")}
+    assert len(written["schema"].grammar) <= 2 * len(written["properties"].grammar) + 1024  # + the wrapper rules
+    assert not written["schema"].diagnostics
+
+
+def test_branches_of_one_anyof_keep_their_own_orders() -> None:
+    """Two branches of one `anyOf` never merge, so each takes its `required` order too."""
+    schema = {"anyOf": [{**_part(0), "additionalProperties": False}, {**_part(1), "additionalProperties": False}]}
+    grammar = schemac.compile(schema, use_cache=False).grammar
+    for i in range(2):
+        assert accepts(grammar, f'{{"a{i}": 1, "b{i}": 2}}') and accepts(grammar, f'{{"b{i}": 2, "a{i}": 1}}'), i
+
+
+def test_values_of_merged_parts_are_merged_too() -> None:
+    """The values of one key in merged parts merge into one object: one copy among them."""
+    parts = [{"properties": {"n": {"properties": {"a": {"type": "integer", "maximum": 10 + i}, "b": {"type": "integer"}},
+                                   "required": ["b", "a"]}}} for i in range(6)]
+    schema = {"type": "object", "allOf": parts}
+    written = {k: schemac.compile(schema, use_cache=False, key_order=k) for k in ("properties", "schema")}
+    assert len(written["schema"].grammar) <= 2 * len(written["properties"].grammar)
+
+
+def test_fallback_keeps_half_of_the_time_left(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first attempt of a policy that adds orders gets half of the Python time left, so the
+    `properties`-order fallback has the other half (issue 29: it reused the spent deadline)."""
+    import time
+
+    from schemac.budget import Budget, Limits
+    from schemac.pipeline import _share
+
+    monkeypatch.setattr(time, "monotonic", lambda: 1000.0)  # a fixed clock: 3 s into a 5 s compile
+    budget = Budget(Limits(deadline_s=5.0, native_reserve_s=1.5), started=997.0)
+    budget.used["entries"] = 7
+    attempt = _share(budget)  # 0.5 s of Python time left: 0.25 s for the attempt
+    assert attempt.started + attempt.limits.deadline_s - attempt.limits.native_reserve_s == pytest.approx(1000.25)
+    attempt.used["entries"] += 1
+    assert attempt.used["entries"] == 8 and budget.used["entries"] == 7  # the fallback starts from the attempt's start

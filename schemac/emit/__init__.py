@@ -8,22 +8,23 @@ unmodified engines accept.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from urllib.parse import unquote
 
 from schemac.budget import Budget, check_cost, within_cost_by_size
 from schemac.diagnostics import reject
-from schemac.emit.json_path import SYNTAX_POLICY, json_schema_grammar, translated
+from schemac.emit.json_path import SYNTAX_POLICY, embed, json_schema_grammar, translated
 from schemac.emit.lark_export import lark_text
 from schemac.emit.lark_probe import parser_limit
 from schemac.lower.productive import drop_definitions
 from schemac.native import on_big_stack
 from schemac.schema import Schema
 
-__all__ = ["SYNTAX_POLICY", "emit", "json_schema_grammar", "lark_text", "translated"]
+__all__ = ["SYNTAX_POLICY", "Emitted", "emit", "emit_written", "json_schema_grammar", "lark_text", "translated"]
 
 #: Texts whose presence in a lowered schema's JSON means a node may need the Lark writer (`"x-schemac-`:
 #: every marker, array, scalar and object witness alike).
-_SCREEN = ('"x-schemac-', '"properties"', '"patternProperties"', '"minimum"', '"maximum"',
+_SCREEN = ('"x-schemac-', '"properties"', '"patternProperties"', '"required"', '"minimum"', '"maximum"',
            '"exclusiveMinimum"', '"exclusiveMaximum"', '"multipleOf"', '"const"', '"enum"', '"pattern"')
 
 
@@ -35,15 +36,46 @@ def _validated(grammar: str) -> str | None:
     return (messages[0] if messages else "unknown error") if is_error else None
 
 
+@dataclass(frozen=True)
+class Emitted:
+    """A validated grammar and how it was written, so that the same schema can be written again
+    as one part of a larger Lark grammar (a tool envelope) by the same writer with the same
+    choices: `schema` is the lowered schema written (empty definitions dropped), `lark` whether
+    the Lark writer wrote it, `check_unsat` whether its embeddings were checked one by one."""
+
+    grammar: str
+    schema: Schema
+    lark: bool
+    check_unsat: bool
+    key_order: str
+
+    def rules(self, prefix: str, budget: Budget) -> tuple[str, list[str]]:
+        """(expression, rule lines) for this schema inside another Lark grammar, every name
+        starting with `prefix` (lower case): the Lark writer's rules, or one `%json` rule."""
+        from schemac.emit.lark_writer import lark_rules
+
+        if self.lark:
+            return lark_rules(self.schema, prefix, self.check_unsat, budget, self.key_order)
+        body = {k: v for k, v in self.schema.items() if k != "$defs"} if isinstance(self.schema, dict) else self.schema
+        defs = self.schema.get("$defs", {}) if isinstance(self.schema, dict) else {}
+        return f"{prefix}json", [f"{prefix}json: {embed(body, defs)}"]
+
+
 def emit(lowered: Schema, budget: Budget | None = None, key_order: str = "schema") -> str:
-    """Grammar text for `lowered`, validated by llguidance; rejects with `grammar-error`, or
-    `too-large` when writing it passes the budget's deadline or grammar size. `key_order` is the
-    property-order policy: "schema" and "properties" write the order of each node's
-    `properties` (`pipeline.emit_schema` has already added the orders `required` states under
-    "schema", `stated_orders`), "any" every order (`lark_object_free`)."""
+    """Grammar text for `lowered`, validated by llguidance (see `emit_written`)."""
+    return emit_written(lowered, budget, key_order).grammar
+
+
+def emit_written(lowered: Schema, budget: Budget | None = None, key_order: str = "schema") -> Emitted:
+    """The grammar for `lowered`, validated by llguidance, and how it was written; rejects with
+    `grammar-error`, or `too-large` when writing it passes the budget's deadline or grammar
+    size. `key_order` is the property-order policy: "schema" and "properties" write the order
+    of each node's `properties` (`pipeline.emit_schema` has already added the orders
+    `required` states under "schema", `stated_orders`), "any" every order (`lark_object_free`)."""
     from schemac.emit.lark_writer import lark_grammar
 
     budget = budget or Budget()
+    check_unsat = False
     if lowered is False:
         raise reject("unsatisfiable", "", "no JSON value satisfies this schema, so no answer can be generated")
     if lowered is True:
@@ -51,6 +83,7 @@ def emit(lowered: Schema, budget: Budget | None = None, key_order: str = "schema
     grammar, lark = _write(lowered, budget, key_order)
     message = _validated(grammar) or (parser_limit(grammar) if lark else None)
     if message is not None and lark and "Unsatisfiable schema" in message:
+        check_unsat = True
         grammar = lark_grammar(lowered, check_unsat=True, budget=budget, key_order=key_order)  # drop the parts that accept nothing
         message = _validated(grammar) or parser_limit(grammar)
     # each round removes the named definition, so a name never comes back: at most one per definition
@@ -67,7 +100,7 @@ def emit(lowered: Schema, budget: Budget | None = None, key_order: str = "schema
             raise reject("too-large", "", f"llguidance's parser gives up at the start of an answer ({message})",
                          hint="fewer overlapping branches under allOf/anyOf/oneOf/not (each one is alive at the opening byte)")
         raise reject("grammar-error", "", f"llguidance rejected the grammar: {message}")
-    return grammar
+    return Emitted(grammar, lowered, lark, check_unsat, key_order)
 
 
 def _write(lowered: Schema, budget: Budget, key_order: str) -> tuple[str, bool]:
@@ -83,8 +116,7 @@ def _write(lowered: Schema, budget: Budget, key_order: str) -> tuple[str, bool]:
         text = json.dumps(lowered, ensure_ascii=False, allow_nan=False)
         if not within_cost_by_size(len(text), limits):  # lowering can merge objects past the
             check_cost(lowered, limits)  # loader's bounds; llguidance's check is uninterruptible
-        screen = _SCREEN + (('"required"',) if key_order == "any" else ())
-        if any(s in text for s in screen) and needs_lark(lowered, key_order):  # Lark writes it, embeds the rest
+        if any(s in text for s in _SCREEN) and needs_lark(lowered, key_order):  # Lark writes it, embeds the rest
             lark = True
             grammar = lark_grammar(lowered, budget=budget, key_order=key_order)
         else:

@@ -78,8 +78,8 @@ def embed(body: Schema, defs: dict[str, Any]) -> str:
     """`%json {...}` for `body` (a lowered schema, never `false`: emit rejects unsatisfiable
     parts) with `defs` at its root; patterns translated for llguidance exactly as emit does,
     and the syntax policy as its `x-guidance` key (llguidance honours it per embedding).
-    Refuses a schema holding a scalar marker: llguidance would skip it (tool envelopes embed
-    whole lowered schemas; the Lark writer never passes one)."""
+    Refuses a schema holding a scalar marker: llguidance would skip it (a backstop: the Lark
+    writer, which tool envelopes use too, never passes one)."""
     from schemac.lower.marks import SCALAR_MARKS, carries
 
     doc: dict[str, Any] = {} if body is True else dict(body)  # type: ignore[arg-type]
@@ -88,9 +88,8 @@ def embed(body: Schema, defs: dict[str, Any]) -> str:
     if carries(doc, SCALAR_MARKS):  # the whole document: a marker only in a definition is skipped as well
         from schemac.diagnostics import reject
 
-        raise reject("grammar-error", "", "a negated `pattern` or `multipleOf`, or a complement over an open key set, needs schemac's Lark "
-                     "writer, which a "
-                     "`%json` embedding (a tool envelope's answer or arguments) cannot use yet")
+        raise reject("grammar-error", "", "internal: a negated `pattern` or `multipleOf`, or a complement over an open key set, "
+                     "reached a `%json` embedding (schemac's Lark writer must write it)")
     doc = translated(doc)  # type: ignore[assignment]
     doc["x-guidance"] = SYNTAX_POLICY
     return "%json " + json.dumps(doc, ensure_ascii=True, allow_nan=False)

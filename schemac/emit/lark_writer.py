@@ -43,9 +43,18 @@ def own_need(node: dict[str, Any], key_order: str = "schema") -> bool:
         listed = [node.get("const"), node.get("enum")]  # writes listed objects in their own order
         return (MARK in node or NOT_PATTERN in node or _has(listed, _is_number)
                 or (key_order == "any" and _has(listed, _is_object)))
-    return (MARK in node or exact_strings(node) or WITNESS in node or bool(node.get("properties"))
-            or bool(node.get("patternProperties")) or constrained(node)
-            or (key_order == "any" and bool(node.get("required"))))
+    return MARK in node or exact_strings(node) or keys_named(node) or constrained(node)
+
+
+def keys_named(node: dict[str, Any]) -> bool:
+    """Whether a keyword of lowered object node `node` names or classifies its keys: the one rule
+    deciding which objects are written with schemac's canonical key terminals (never on
+    llguidance's `%json` form, where an escaped spelling of a named key is taken for another
+    key: `{"a": 1, "\\u0061": 2}` would pass `{"required": ["a"], "minProperties": 2}`).
+    Lowering has already turned `propertyNames`, dependencies, `not`/`if` over keys and
+    unevaluated keys into these keywords (`properties`, `patternProperties`, `required`) or
+    witnesses; counts and `additionalProperties` alone name no key."""
+    return WITNESS in node or any(bool(node.get(k)) for k in ("properties", "patternProperties", "required"))
 
 
 def _is_number(value: Any) -> bool:
@@ -401,18 +410,29 @@ def lark_rules(lowered: Schema, prefix: str = "", check_unsat: bool = False,
     envelopes). Raises CompileError where the schema cannot be written exactly."""
     root, defs = (lowered, {}) if not isinstance(lowered, dict) else (
         {k: v for k, v in lowered.items() if k != "$defs"}, dict(lowered.get("$defs", {})))
+    tops, rules = lark_rules_of([root], defs, prefix, check_unsat, budget, key_order, marked(lowered))
+    if tops[0] is None:
+        raise reject("unsatisfiable", "", "no JSON value satisfies this schema, so no answer can be generated")
+    return tops[0], rules
+
+
+def lark_rules_of(roots: list[Schema], defs: dict[str, Any], prefix: str = "", check_unsat: bool = False,
+                  budget: Budget | None = None, key_order: str = "schema", has_marks: bool = False
+                  ) -> tuple[list[str | None], list[str]]:
+    """([expression or None where no value satisfies it, per root], rule lines): schemas that
+    share the definitions `defs` written by one writer (the values of one tool call's named
+    parameters), as `lark_rules` writes one. `has_marks`: whether a marked array is among them
+    (it, not a key or number, is then what needed Lark)."""
     writer = Writer(defs, check_unsat, prefix, budget, key_order)
     try:
-        top = writer.value(root, "")
+        tops = [writer.value(root, "") for root in roots]
     except Unwritable as exc:
         # above a marked array, the array is what needs Lark; elsewhere a key or number does
-        code, why = ("contains-unbounded", "an array constraint needs a Lark grammar") if marked(lowered) else (
+        code, why = ("contains-unbounded", "an array constraint needs a Lark grammar") if has_marks else (
             "grammar-error", "llguidance's JSON form is not exact here (keys, numbers), so this node needs a Lark grammar")
         raise reject(code, exc.pointer, f"{why}, but {exc.what} cannot be written in Lark exactly",
                      hint="bound the array with maxItems, or simplify the schema around it (e.g. merge allOf parts by hand)"
                      ) from None
-    if top is None:
-        raise reject("unsatisfiable", "", "no JSON value satisfies this schema, so no answer can be generated")
     if writer.negated:
         writer.budget.check_deadline("")  # the probe is native and bounded by llguidance's lexer fuel
         error = lexer_limit(writer.negated)
@@ -420,13 +440,16 @@ def lark_rules(lowered: Schema, prefix: str = "", check_unsat: bool = False,
             raise reject("grammar-error", "", f"the negated-pattern string terminals pass llguidance's lexer limits ({error})",
                          hint="fewer overlapping patterns under oneOf/not (or make the branches disjoint another way)")
     rules = [f"{writer.sep}: /, ?/", f"{writer.ksep}: /: ?/"] + writer.rules
-    depth = compile_depth(top, rules)
-    if depth > MAX_RULE_DEPTH:
-        raise reject("too-large", "", f"llguidance would compile this grammar through a chain of {depth:,} rules "
-                     f"(at most {MAX_RULE_DEPTH:,}): its compiler recurses once per rule on the native thread "
-                     "stack, and a chain that deep can overflow it and crash the serving process",
-                     hint="split very long objects or deeply nested structures, or loosen numeric constraints")
-    return top, rules
+    for top in tops:
+        if top is None:
+            continue
+        depth = compile_depth(top, rules)
+        if depth > MAX_RULE_DEPTH:
+            raise reject("too-large", "", f"llguidance would compile this grammar through a chain of {depth:,} rules "
+                         f"(at most {MAX_RULE_DEPTH:,}): its compiler recurses once per rule on the native thread "
+                         "stack, and a chain that deep can overflow it and crash the serving process",
+                         hint="split very long objects or deeply nested structures, or loosen numeric constraints")
+    return tops, rules
 
 
 def lark_grammar(lowered: Schema, check_unsat: bool = False, budget: Budget | None = None,

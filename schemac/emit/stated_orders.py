@@ -11,11 +11,13 @@ only the orders the grammar writes grow. Where the two orders agree nothing chan
 `reasoning` key listed before `answer` in both still comes first.
 
 Property values of a copied node move into `$defs` (one rule each) so that nested copies do not
-write a subtree twice per level. Of the nodes merged into one object (through `allOf` and
-`$ref`, at any depth) one is copied (`_held`), the first the walk finds: the emitters
-distribute `allOf` over `anyOf`, so k copies would write 2^k merged objects (two per merge
-already let a 274-byte fuzzed schema pass the deadline); the others keep the order of their
-`properties`, and the merged object's order interleaves its parts' (`lark_merge.interleave`).
+write a subtree twice per level. Of the nodes merged into one object (through `allOf` parts,
+`$ref`s and the `anyOf`/`oneOf` branches distributed over them, at any depth) one is copied
+(`_held`), the first the walk finds: k copies in one merged object would write 2^k objects
+(two per merge already let a 274-byte fuzzed schema pass the deadline; copies in the branches
+of `anyOf`s that an `allOf` joins made 4^k); the others keep the order of their `properties`,
+and the merged object's order interleaves its parts' (`lark_merge.interleave`). Copies in
+different branches of one `anyOf` never meet, so each keeps its order.
 `pipeline.emit_schema` applies it once, to the whole lowered schema, under `key_order="schema"`
 (and under "any" to objects past `lark_object_free`'s bound); "properties" skips it.
 """
@@ -27,7 +29,7 @@ from schemac.schema import DEF_PREFIX, SUBSCHEMA_KEYWORDS, Schema, iter_subschem
 
 #: name stem of the definitions that hold the property values of a copied node
 _STEM = "schemac-order-"
-#: copies per merge group (`_held`): its merged objects grow by 2 ** this at most
+#: copies per merged object (`_held`): the merged objects grow by 2 ** this at most
 MAX_COPIES_PER_MERGE = 1
 
 
@@ -56,38 +58,117 @@ def with_required_orders(lowered: Schema, more_keys_than: int = 0) -> Schema:
     return rewriter.run()
 
 
+#: choice contexts walked per schema (`_contexts`): past it every copyable node but the first is held
+MAX_CONTEXTS = 20_000
+
+#: a step into a value: ("p", key) a listed key's value, ("o",) an open key's (pattern or
+#: additional), ("i", n) a prefix item, ("i*",) the other items, (keyword,) any other value
+Step = tuple[Any, ...]
+#: (the steps from the walk's start to the object, {id path of an anyOf/oneOf: branch taken})
+Context = tuple[tuple[Step, ...], dict[tuple[int, ...], int]]
+
+
+def _step(where: tuple[str | int, ...]) -> Step:
+    kw = where[0]
+    if kw == "properties":
+        return ("p", where[1])
+    if kw in ("patternProperties", "additionalProperties"):
+        return ("o",)
+    if kw == "prefixItems":
+        return ("i", where[1])
+    if kw == "items":
+        return ("i*",)
+    return (kw,)
+
+
+def _contexts(starts: list[Any], defs: dict[str, Any]) -> dict[int, list[tuple[int, Context]]] | None:
+    """For every node: each (start id, context) the walk reaches it with, from the first start
+    and then from each later one no earlier walk reached (the unused definitions). Merge edges (`allOf`
+    parts, `$ref` targets, `anyOf`/`oneOf` branches, which record the branch) keep the object;
+    other subschemas step into a value, where the values of merged parts merge again (`_steps_meet`).
+    A node met again on its own path is recorded there but not walked twice. None when the walk
+    passes `MAX_CONTEXTS` (distribution over many nested branches)."""
+    found: dict[int, list[tuple[int, Context]]] = {}
+    walked = 0
+    for start in starts:
+        if not isinstance(start, dict) or id(start) in found:  # a definition the root reaches is walked there
+            continue
+        stack: list[tuple[Any, tuple[Step, ...], dict[tuple[int, ...], int], tuple[int, ...]]] = [(start, (), {}, ())]
+        while stack:
+            node, steps, choices, path = stack.pop()
+            if not isinstance(node, dict):
+                continue
+            walked += 1
+            if walked > MAX_CONTEXTS:
+                return None
+            found.setdefault(id(node), []).append((id(start), (steps, choices)))
+            if id(node) in path:  # recursion: the object repeats what the walk has already seen
+                continue
+            inside = path + (id(node),)
+            for where, sub in iter_subschemas(node):
+                if where[0] == "allOf":
+                    stack.append((sub, steps, choices, inside))
+                elif where[0] in ("anyOf", "oneOf"):
+                    stack.append((sub, steps, {**choices, inside + (where[0] == "oneOf",): int(where[1])}, inside))
+                elif where[0] != "$defs":
+                    stack.append((sub, steps + (_step(where),), choices, inside))
+            name = ref_name(node)
+            if name is not None and isinstance(defs.get(name), dict):
+                stack.append((defs[name], steps, choices, inside))
+    return found
+
+
+def _steps_meet(first: tuple[Step, ...], second: tuple[Step, ...]) -> bool:
+    """Whether values at these steps can merge: a listed key's value with an open key's (an
+    `additionalProperties` of one part applies to a key another part lists), items alike."""
+    if len(first) != len(second):
+        return False
+    for a, b in zip(first, second):
+        if a != b and {a[0], b[0]} not in ({"p", "o"}, {"i", "i*"}):
+            return False
+    return True
+
+
+def _meet(first: list[tuple[int, Context]], second: list[tuple[int, Context]]) -> bool:
+    """Whether two nodes with these contexts can be merged into one object."""
+    for start, (steps, choices) in first:
+        for other_start, (other_steps, other) in second:
+            if (start == other_start and _steps_meet(steps, other_steps)
+                    and all(other.get(k, v) == v for k, v in choices.items())):
+                return True
+    return False
+
+
 def _held(root: dict[str, Any], defs: dict[str, Any], wrappable: Callable[[Any], bool]) -> set[int]:
-    """Ids of the nodes that keep one order: the copyable nodes of a merge group (nodes joined by
-    `allOf` parts and `$ref`s, which the emitters merge into one object, distributing `allOf`
-    over `anyOf`) past its first `MAX_COPIES_PER_MERGE`, since k copies in one merge make 2^k
-    merged objects. `anyOf`/`oneOf` branches start groups of their own: their copies add."""
-    parent: dict[int, int] = {}
-
-    def find(i: int) -> int:
-        while parent.setdefault(i, i) != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    nodes: dict[int, Any] = {}
+    """Ids of the copyable nodes that keep one order: each one that would meet, in one merged
+    object, a node already copied (the emitters merge `allOf` parts and `$ref` targets and
+    distribute `anyOf`/`oneOf` branches over them, so two copies in one merged object make four
+    objects, and k of them 2^k). Copies in different branches of one `anyOf` never meet: each
+    merged object holds at most one copy, so the merged objects at most double. Nodes are
+    taken in the order of a fixed walk (the same every compile)."""
+    contexts = _contexts([root, *defs.values()], defs)
+    copyable: list[int] = []
+    seen: set[int] = set()
     stack: list[Any] = [root, *defs.values()]
     while stack:
         node = stack.pop()
-        if not isinstance(node, dict) or id(node) in nodes:
+        if not isinstance(node, dict) or id(node) in seen:
             continue
-        nodes[id(node)] = node
-        joined = [part for part in node.get("allOf", ()) if isinstance(part, dict)]
-        name = ref_name(node)
-        if name is not None and isinstance(defs.get(name), dict):
-            joined.append(defs[name])
-        for other in joined:
-            parent[find(id(other))] = find(id(node))
-        stack.extend(sub for _, sub in iter_subschemas(node))
-    copies: dict[int, list[int]] = {}
-    for i, node in nodes.items():  # in the order the walk found them: the same every compile
+        seen.add(id(node))
         if wrappable(node):
-            copies.setdefault(find(i), []).append(i)
-    return {i for group in copies.values() for i in group[MAX_COPIES_PER_MERGE:]}
+            copyable.append(id(node))
+        stack.extend(sub for _, sub in iter_subschemas(node))
+    if contexts is None:
+        return set(copyable[MAX_COPIES_PER_MERGE:])
+    taken: list[int] = []
+    held: set[int] = set()
+    for i in copyable:
+        mine = contexts.get(i, [])
+        if any(_meet(mine, contexts.get(j, [])) for j in taken):
+            held.add(i)
+        else:
+            taken.append(i)
+    return held
 
 
 class _Rewriter:

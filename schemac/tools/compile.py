@@ -12,6 +12,7 @@ from typing import Any
 
 from schemac.budget import Budget, Limits
 from schemac.diagnostics import CompileError, Diagnostic, DiagnosticSink, reject
+from schemac.emit import Emitted
 from schemac.schema import Schema
 
 
@@ -19,27 +20,30 @@ from schemac.schema import Schema
 class Part:
     """One compiled schema of the request.
 
-    `schema` is the resolved bundle (what final validation reads); `lowered` what the grammar
-    embeds (`schemac.tools.lark.embed` translates its patterns, as emit does), as in Artifact.
+    `schema` is the resolved bundle (what final validation reads); `lowered` its lowered form,
+    as in Artifact; `written` how emit wrote it alone, so the envelope writes it again with the
+    same writer and choices (`Emitted.rules`): the same grammar an answer of that schema gets.
     """
 
     schema: Schema
     lowered: Schema
     source_dialect: str
+    written: Emitted
 
 
 def relocate(diagnostics: list[Diagnostic], prefix: str) -> list[Diagnostic]:
     return [replace(d, pointer=prefix + d.pointer) for d in diagnostics]
 
 
-def compile_part(value: Any, pointer: str, options: dict[str, Any], budget: Budget, warnings: list[Diagnostic]) -> Part:
-    """Compile one schema of the request or raise CompileError located at `pointer`.
+def compile_part(value: Any, pointer: str, options: dict[str, Any], budget: Budget, warnings: list[Diagnostic],
+                 key_order: str = "schema") -> Part:
+    """Compile one schema of the request under `key_order` or raise CompileError located at `pointer`.
 
     Runs `emit` on the lowered schema alone, so its checks (pattern translation, llguidance's
     acceptance, unsatisfiable schemas) are reported for this part, not for the whole grammar.
     """
     from schemac.load import load
-    from schemac.pipeline import emit_schema, lower_schema
+    from schemac.pipeline import emit_schema_written, lower_schema
 
     limits: Limits = budget.limits
     sink = DiagnosticSink()
@@ -47,10 +51,10 @@ def compile_part(value: Any, pointer: str, options: dict[str, Any], budget: Budg
         budget.check_deadline("")
         loaded = load(value, limits)
         bundle, lowered, source_dialect = lower_schema(loaded, options, budget, sink)
-        emit_schema(bundle, lowered, budget, "properties")  # the envelope embeds `properties`' order
+        written = emit_schema_written(bundle, lowered, budget, key_order, sink)
     except CompileError as exc:
         raise CompileError(relocate(sink.items + exc.diagnostics, pointer)) from exc
     except RecursionError as exc:  # a backstop, as in the pipeline: walkers are bounded
         raise CompileError(relocate(reject("too-large", "", "schema nesting is too deep").diagnostics, pointer)) from exc
     warnings.extend(relocate(sink.items, pointer))
-    return Part(bundle.as_schema(), lowered, source_dialect)
+    return Part(bundle.as_schema(), lowered, source_dialect, written)

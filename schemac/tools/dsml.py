@@ -16,7 +16,9 @@ named one by one, so a strict function's `parameters` must lower to an object sc
 in `properties` order, each at most once, required ones always. A parameter whose schema is a
 plain `{"type": "string"}` is written raw (`string="true"`: the text up to the first closing
 tag is the value, so a value holding `</｜DSML｜parameter>` cannot be written); one whose schema
-admits anything may be raw or JSON; every other one is JSON for its schema (`string="false"`).
+admits anything may be raw or JSON; every other one is JSON for its schema (`string="false"`),
+written by emit's Lark writer (one writer per function, over its definitions: canonical keys,
+exact numbers, as an answer of that schema).
 `strict: false` functions take any subset of their declared property names, raw or any JSON.
 """
 from __future__ import annotations
@@ -24,12 +26,15 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
+from schemac.budget import Budget
 from schemac.diagnostics import reject
 from schemac.schema import ANNOTATION_KEYWORDS, Schema, child_pointer, ref_name
-from schemac.tools.lark import embed, literal, split_defs
+from schemac.tools.lark import literal, split_defs
 from schemac.tools.model import EnvelopeError, Function, ToolCall
 
 NAME = "dsml"
+#: parameters are named one by one in the order of `properties`
+KEY_ORDER = "properties"
 OPENER = "<｜DSML｜function_calls>\n"
 CLOSER = "</｜DSML｜function_calls>"
 INVOKE = '<｜DSML｜invoke name="'
@@ -127,34 +132,44 @@ _JSON_OPEN = literal(JSON_OPEN)
 _JSON_CLOSE = literal(PARAM_END + "\n")
 
 
-def _param_rule(rule: str, name: str, sub: Schema | None, defs: dict[str, Any]) -> str:
-    form = _form(sub, defs)
-    json_value = f"{_JSON_OPEN} {rule}_v {_JSON_CLOSE}"
+def _param_rule(rule: str, name: str, form: str, value: str | None) -> str:
+    json_value = f"{_JSON_OPEN} {value} {_JSON_CLOSE}"
     body = {_RAW_ONLY: _RAW_VALUE, _JSON_ONLY: json_value, _EITHER: f"({_RAW_VALUE} | {json_value})"}[form]
-    lines = [f"{rule}: {literal(PARAM + name + STRING_ATTR)} {body}"]
-    if form != _RAW_ONLY:
-        lines.append(f"{rule}_v: {embed(True if sub is None else sub, defs)}")
-    return "\n".join(lines)
+    return f"{rule}: {literal(PARAM + name + STRING_ATTR)} {body}"
 
 
-def _invoke_rules(fn: Function) -> list[str]:
+def _invoke_rules(fn: Function, budget: Budget) -> list[str]:
+    from schemac.emit.lark_writer import lark_rules_of
+
     params, defs = _params(fn)
+    forms = [_form(sub, defs) for _, sub, _ in params]
+    json_at = [i for i, form in enumerate(forms) if form != _RAW_ONLY]
+    check_unsat = fn.written.check_unsat if fn.written is not None else False
+    tops, value_rules = lark_rules_of([True if params[i][1] is None else params[i][1] for i in json_at], defs,
+                                      f"{fn.rule}_v_", check_unsat, budget, KEY_ORDER)
+    values = dict(zip(json_at, tops))
     seq = [literal(INVOKE + fn.name + NAME_END)]
-    seq += [f"{fn.rule}_p{i}" + ("" if req else "?") for i, (_, _, req) in enumerate(params)]
+    lines = []
+    for i, ((name, _, required), form) in enumerate(zip(params, forms)):
+        if form != _RAW_ONLY and values[i] is None:  # no JSON value satisfies it
+            if required:
+                raise reject("unsatisfiable", child_pointer(fn.pointer, "properties", name),
+                             f"function {fn.name!r}: no value satisfies required parameter {name!r}")
+            continue
+        seq.append(f"{fn.rule}_p{i}" + ("" if required else "?"))
+        lines.append(_param_rule(f"{fn.rule}_p{i}", name, form, values.get(i)))
     seq.append(literal(INVOKE_END))
-    lines = [f"{fn.rule}: {' '.join(seq)}"]
-    lines += [_param_rule(f"{fn.rule}_p{i}", name, sub, defs) for i, (name, sub, _) in enumerate(params)]
-    return lines
+    return [f"{fn.rule}: {' '.join(seq)}", *lines, *value_rules]
 
 
-def rules(functions: Sequence[Function], parallel: bool) -> str:
+def rules(functions: Sequence[Function], parallel: bool, budget: Budget) -> str:
     lines = [
         f"calls: {literal(OPENER)} invoke{'+' if parallel else ''} {literal(CLOSER)}",
         f"invoke: {' | '.join(fn.rule for fn in functions)}",
         _RAW,
     ]
     for fn in functions:
-        lines += _invoke_rules(fn)
+        lines += _invoke_rules(fn, budget)
     return "\n".join(lines)
 
 

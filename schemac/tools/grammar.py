@@ -19,7 +19,6 @@ from schemac.diagnostics import CompileError, Diagnostic, reject
 from schemac.native import on_big_stack
 from schemac.tools.compile import Part, compile_part
 from schemac.tools.envelopes import ENVELOPES
-from schemac.tools.lark import embed
 from schemac.tools.model import Envelope, EnvelopeError, Function, ToolCall
 from schemac.tools.request import FunctionTool, ToolRequest, ToolRequestError, read_request
 
@@ -152,9 +151,14 @@ def build(
     limits: Limits | None = None,
     upgrade_drafts: bool = False,
     strict_formats: bool = False,
+    key_order: str = "schema",
+    openapi_formats: bool = True,
 ) -> ToolGrammar:
     """The ToolGrammar of a Chat (`api="chat"`) or Responses (`api="responses"`) request body
-    for the server's tool parser (`parser`: a key of ENVELOPES).
+    for the server's tool parser (`parser`: a key of ENVELOPES). The answer and every strict
+    function's arguments are written by the same writer as a compiled answer, under
+    `key_order` (`schemac.compile`'s; an envelope naming parameters one by one fixes its own);
+    `openapi_formats` as for `schemac.compile`.
 
     Raises ToolRequestError (or the adapters' FormatError) for malformed or unsupported requests,
     CompileError with every diagnostic, located in the request body, when the answer schema or
@@ -166,14 +170,19 @@ def build(
         raise ToolRequestError("unsupported-tool-parser", "tool_parser", f"no grammar for tool parser {parser!r}; supported: {', '.join(sorted(ENVELOPES))}")
     req = read_request(request, api)
     limits = limits or Limits()
-    options = {"upgrade_drafts": upgrade_drafts, "strict_formats": strict_formats, "limits": asdict(limits)}
+    from schemac.pipeline import KEY_ORDERS
+
+    if key_order not in KEY_ORDERS:
+        raise ValueError(f"key_order must be one of {', '.join(KEY_ORDERS)}, not {key_order!r}")
+    options = {"upgrade_drafts": upgrade_drafts, "strict_formats": strict_formats, "limits": asdict(limits),
+               "key_order": key_order, "openapi_formats": openapi_formats}
     budget = Budget(limits)
     warnings: list[Diagnostic] = []
     errors: list[Diagnostic] = []
     answer = None
     if req.allows_answer:
         try:
-            answer = compile_part(req.answer, req.answer_pointer, options, budget, warnings)
+            answer = compile_part(req.answer, req.answer_pointer, options, budget, warnings, key_order)
         except CompileError as exc:
             errors += exc.diagnostics
     functions: list[Function] = []
@@ -182,7 +191,7 @@ def build(
         if tool not in called:
             continue
         try:
-            fn = _function(index, tool, options, budget, warnings)
+            fn = _function(index, tool, options, budget, warnings, envelope.KEY_ORDER or key_order)
             envelope.check(fn)
         except CompileError as exc:
             errors += exc.diagnostics
@@ -190,7 +199,10 @@ def build(
         functions.append(fn)
     if errors:
         raise CompileError(warnings + errors)
-    lark = _lark(req, envelope, answer, functions)
+    try:
+        lark = _lark(req, envelope, answer, functions, budget)
+    except CompileError as exc:
+        raise CompileError(warnings + exc.diagnostics) from exc
     grammar = _checked(lark, limits)
     from schemac.pipeline import cache_key
 
@@ -201,22 +213,24 @@ def build(
     )
 
 
-def _function(index: int, tool: FunctionTool, options: dict[str, Any], budget: Budget, warnings: list[Diagnostic]) -> Function:
+def _function(index: int, tool: FunctionTool, options: dict[str, Any], budget: Budget, warnings: list[Diagnostic],
+              key_order: str) -> Function:
     props = tool.parameters.get("properties") if isinstance(tool.parameters, dict) else None
     names = tuple(props) if isinstance(props, dict) else ()
     if not tool.strict:
         return Function(index, tool.name, False, None, None, names, tool.pointer)
-    part = compile_part(tool.parameters, tool.pointer, options, budget, warnings)
-    return Function(index, tool.name, True, part.schema, part.lowered, names, tool.pointer)
+    part = compile_part(tool.parameters, tool.pointer, options, budget, warnings, key_order)
+    return Function(index, tool.name, True, part.schema, part.lowered, names, tool.pointer, part.written)
 
 
-def _lark(req: ToolRequest, envelope: Envelope, answer: Part | None, functions: list[Function]) -> str:
+def _lark(req: ToolRequest, envelope: Envelope, answer: Part | None, functions: list[Function], budget: Budget) -> str:
     branches = (["answer"] if answer is not None else []) + (["calls"] if functions else [])
     lines = [f"start: {' | '.join(branches)}"]
     if answer is not None:
-        lines.append(f"answer: {embed(answer.lowered, {})}")
+        top, rules = answer.written.rules("answer_", budget)  # the grammar a compiled answer gets
+        lines += [f"answer: {top}", *rules]
     if functions:
-        lines.append(envelope.rules(functions, req.parallel))
+        lines.append(envelope.rules(functions, req.parallel, budget))
     return "\n".join(lines) + "\n"
 
 

@@ -9,45 +9,55 @@ Canonical layout (the chat templates' own), calls separated by exactly one "\\n"
     {"name": "get_time", "arguments": {}}
     </tool_call>
 
-The call object is one `%json` per function: `name` is that function's `const`, `arguments` its
-lowered `parameters` (any JSON object when `strict: false`), keys in that order, written under
-the syntax policy. The policy writes no newlines, so "\\n</tool_call>" always ends the JSON.
+The call object is written in Lark per function: `name` then `arguments`, the name that
+function's JSON string, the arguments the rules emit writes for its lowered `parameters` (the
+grammar an answer of that schema gets: canonical keys, exact numbers; any JSON object when
+`strict: false`), under the syntax policy. The policy writes no newlines, so "\\n</tool_call>"
+always ends the JSON.
 """
 from __future__ import annotations
 
+import json
 from typing import Any, Sequence
 
-from schemac.tools.lark import embed, literal, split_defs
+from schemac.budget import Budget
+from schemac.tools.lark import embed, literal
 from schemac.tools.model import EnvelopeError, Function, ToolCall
 
 NAME = "hermes"
 OPENER = "<tool_call>\n"
 CLOSER = "\n</tool_call>"
 SEPARATOR = "\n"
+#: arguments follow the request's key order
+KEY_ORDER = None
 _FREE_FORM: dict[str, Any] = {"type": "object"}
+_NAME_KEY, _ARGUMENTS_KEY, _CLOSE = literal('{"name"'), literal('"arguments"'), literal("}")
 
 
 def check(fn: Function) -> None:
     """Every compiled parameters schema fits inside the call object: nothing to refuse."""
 
 
-def _call_schema(fn: Function) -> str:
-    root, defs = split_defs(fn.lowered if fn.strict else _FREE_FORM)
-    body = {
-        "type": "object",
-        "properties": {"name": {"const": fn.name}, "arguments": root},
-        "required": ["name", "arguments"],
-        "additionalProperties": False,
-    }
-    return embed(body, defs)
+def _call_rules(fn: Function, budget: Budget) -> list[str]:
+    """`{"name": NAME, "arguments": ARGS}` as rule `fn.rule`, ARGS the arguments' own rules."""
+    if fn.written is None:
+        top, rules = f"{fn.rule}_free", [f"{fn.rule}_free: {embed(_FREE_FORM, {})}"]
+    else:
+        top, rules = fn.written.rules(f"{fn.rule}_a_", budget)
+    name = literal(json.dumps(fn.name, ensure_ascii=False))
+    call = " ".join([_NAME_KEY, "TOOL_KSEP", name, "TOOL_SEP", _ARGUMENTS_KEY, "TOOL_KSEP", top, _CLOSE])
+    return [f"{fn.rule}: {call}", *rules]
 
 
-def rules(functions: Sequence[Function], parallel: bool) -> str:
+def rules(functions: Sequence[Function], parallel: bool, budget: Budget) -> str:
     lines = [
         f"calls: call ({literal(SEPARATOR)} call)*" if parallel else "calls: call",
         f"call: {literal(OPENER)} ({' | '.join(fn.rule for fn in functions)}) {literal(CLOSER)}",
+        "TOOL_SEP: /, ?/",
+        "TOOL_KSEP: /: ?/",
     ]
-    lines += [f"{fn.rule}: {_call_schema(fn)}" for fn in functions]
+    for fn in functions:
+        lines += _call_rules(fn, budget)
     return "\n".join(lines)
 
 

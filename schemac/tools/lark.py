@@ -1,7 +1,8 @@
-"""Pieces of llguidance Lark text for tool envelopes: string literals and `%json` embeddings.
+"""Pieces of llguidance Lark text for tool envelopes: string literals, the free-form `%json`
+embedding of `strict: false` arguments, and the split of a lowered schema from its definitions.
 
-Both come from the emit backend (`schemac.emit.json_path`), so an answer or an argument object
-inside an envelope is written under exactly the syntax policy of a top-level answer.
+They come from the emit backend (`schemac.emit.json_path`), under exactly the syntax policy of a
+top-level answer; answers and strict arguments are written by emit's own writer (`Emitted.rules`).
 """
 from __future__ import annotations
 

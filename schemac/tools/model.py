@@ -9,6 +9,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Protocol, Sequence
 
+from schemac.budget import Budget
+from schemac.emit import Emitted
 from schemac.schema import Schema
 
 
@@ -16,10 +18,10 @@ from schemac.schema import Schema
 class Function:
     """A function the tool branch may call.
 
-    strict: `schema` is the resolved parameters schema (final validation) and `lowered` its
-    lowered form (the grammar). Not strict (`strict: false`): both are None and the
-    arguments are any JSON object; `names` are the declared property names (for envelopes that
-    name parameters one by one).
+    strict: `schema` is the resolved parameters schema (final validation), `lowered` its
+    lowered form and `written` how emit wrote it (the grammar: `Emitted.rules`). Not strict
+    (`strict: false`): all three are None and the arguments are any JSON object; `names` are
+    the declared property names (for envelopes that name parameters one by one).
     """
 
     index: int
@@ -29,6 +31,7 @@ class Function:
     lowered: Schema | None
     names: tuple[str, ...]
     pointer: str
+    written: Emitted | None = None
 
     @property
     def rule(self) -> str:
@@ -57,12 +60,15 @@ class Envelope(Protocol):
     NAME: str
     #: every envelope text starts with this; an answer never does (JSON cannot start with '<')
     OPENER: str
+    #: the property order the envelope writes arguments in, or None for the request's
+    KEY_ORDER: str | None
 
     def check(self, fn: Function) -> None:
         """Raise CompileError (pointer under `fn.pointer`) if `fn` cannot be enforced exactly."""
 
-    def rules(self, functions: Sequence[Function], parallel: bool) -> str:
-        """Lark rules defining `calls`: one call, or one or more when `parallel`."""
+    def rules(self, functions: Sequence[Function], parallel: bool, budget: Budget) -> str:
+        """Lark rules defining `calls`: one call, or one or more when `parallel` (arguments
+        written by the emit writer, on the request's `budget`)."""
 
     def parse(self, text: str) -> list[ToolCall]:
         """The calls in `text`; raises EnvelopeError when it is not exactly one envelope."""
