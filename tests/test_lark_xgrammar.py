@@ -96,6 +96,7 @@ def test_llguidance_reads_the_header_as_no_option() -> None:
         text = _lark(index)
         grammar = llguidance.grammar_from("grammar", text)
         assert grammar == llguidance.LLMatcher.grammar_from_lark(text), "taken for GBNF, not Lark"
+        assert llguidance.grammar_from("ebnf", text) == grammar  # SGLang's llguidance backend
         assert accepts(grammar, answer) is valid, (SCHEMAS[index], answer)
         assert accepts(grammar, answer) == accepts(llguidance.grammar_from("grammar", text.removeprefix(HEADER)), answer)
 
