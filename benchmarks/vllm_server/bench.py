@@ -127,10 +127,12 @@ def run(cases: list[Case], model: Path, logs: Path, max_tokens: int, budget_s: f
                 first = send(server, cases[:1], "json", max_tokens, deadline, examples)
                 print(f"[{name}] first request (json, fixes the engine's backend): {dict(first)}", flush=True)
             for path in ("grammar", "json"):
-                t = time.monotonic()
+                t, before = time.monotonic(), server.drafts()
                 counts = send(server, cases, path, max_tokens, deadline, examples)
                 rows.append((name, path, counts))
-                print(f"[{name}] {path}: {dict(counts)} in {time.monotonic() - t:.0f} s", flush=True)
+                proposed, accepted = (a - b for a, b in zip(server.drafts(), before))
+                print(f"[{name}] {path}: {dict(counts)} in {time.monotonic() - t:.0f} s; "
+                      f"draft tokens proposed {proposed:.0f}, accepted {accepted:.0f}", flush=True)
         for key, text in sorted(examples.items()):
             print(f"  e.g. {key}: {text}")
     return rows

@@ -63,6 +63,18 @@ class Server:
             os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait(timeout=30)
 
+    def drafts(self) -> tuple[float, float]:
+        """(draft tokens proposed, draft tokens accepted) so far, from the server's `/metrics`."""
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/metrics", timeout=30) as reply:
+            text = reply.read().decode()
+        totals = {"proposed": 0.0, "accepted": 0.0}
+        for line in text.splitlines():
+            for key, name in (("proposed", "vllm:spec_decode_num_draft_tokens_total"),
+                              ("accepted", "vllm:spec_decode_num_accepted_tokens_total")):
+                if line.startswith(name):
+                    totals[key] += float(line.rsplit(" ", 1)[1])
+        return totals["proposed"], totals["accepted"]
+
     def complete(self, body: dict[str, Any], timeout: float) -> tuple[int, dict[str, Any] | str]:
         """(HTTP status, the JSON reply or the error text) of one `/v1/completions` request."""
         req = urllib.request.Request(f"http://127.0.0.1:{self.port}/v1/completions",
