@@ -1,8 +1,9 @@
 """Lark export (`Artifact.lark`, `schemac.emit.lark_text`): the one text unmodified engines take.
 
 vLLM 0.33 and SGLang pass a grammar text to `llguidance.grammar_from("grammar", text)`; the text
-must load there and admit exactly the artifact's language, syntax policy included. Checked on
-every golden fixture's instances and on the byte-level texts of the key and number tests.
+must load there and admit exactly the artifact's language, syntax policy included, and xgrammar
+(which a server may route it to) must refuse it. Checked on every golden fixture's instances and on
+the byte-level texts of the key and number tests.
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 
 import schemac
 from grammar_harness import FIXTURES, accepts, text_of
+from test_lark_xgrammar import xgrammar_refuses
 from test_emit_keys import SCHEMAS as KEY_SCHEMAS, TEXTS as KEY_TEXTS
 from test_emit_numbers import SPELLINGS, grid
 
@@ -31,6 +33,7 @@ def _same(art: schemac.Artifact, texts: list[str]) -> None:
     lark = art.lark
     exported = _engine_grammar(lark)
     assert exported == _engine_grammar(schemac.emit.lark_text(art.grammar))
+    xgrammar_refuses(lark)
     for text in texts:
         assert accepts(exported, text) == accepts(art.grammar, text), (lark[:300], text)
 
@@ -60,7 +63,7 @@ def test_json_form_keeps_the_policy() -> None:
     """A JSON-schema grammar exports as `start: %json {...}`; the embedded `x-guidance` holds the
     policy there too (llguidance reads it per embedding), so whitespace stays refused."""
     art = schemac.compile({"type": "array", "items": {"type": "integer"}}, use_cache=False)
-    assert art.lark.startswith("start: %json ")
+    assert art.lark.startswith("%llguidance {}\nstart: %json ")
     exported = _engine_grammar(art.lark)
     assert accepts(exported, "[1, 2]") and accepts(exported, "[1,2]")
     assert not accepts(exported, "[1,  2]") and not accepts(exported, "[ 1]")
