@@ -367,7 +367,8 @@ def test_a_failed_request_never_gets_eos_in_its_row() -> None:
 
 def test_the_draft_walk_crosses_the_reasoning_marker_without_raising() -> None:
     """Drafts from inside `<think>` through `</think>` into the answer: rows inside the block
-    forbid EOS only, the row after the marker is the schema's first row, and the walk leaves
+    forbid EOS only, the row after the marker is the schema's first row plus the separator's
+    whitespace (runtime/reasoning.py), and the walk leaves
     the request where it was."""
     b = backend("--reasoning-parser", "deepseek-r1")
     grammar = dispatch(b, reasoning=True)
@@ -384,5 +385,9 @@ def test_the_draft_walk_crosses_the_reasoning_marker_without_raising() -> None:
     marker_end = len(enc("ok</think>")) - 1  # the node whose row follows the whole marker
     for i in range(marker_end):
         assert not allowed(mask[i], tok().eos_token_id) and allowed(mask[i], enc("Say")[0]), i
-    assert torch.equal(mask[marker_end], batch_mask(dispatch(backend()))[0]), "the schema's first row"
+    first, after = batch_mask(dispatch(backend()))[0], mask[marker_end]
+    assert torch.equal(after & first, first), "the schema's first row"
+    extra = [t for t in range(PADDED) if allowed(after, t) and not allowed(first, t)]
+    # beyond it only the separator the runtime's gate allows after the marker (JSON whitespace)
+    assert enc("\n\n")[0] in extra and all(tok().decode([t])[:1] in " \t\n\r" for t in extra)
     assert bool((mask[n - 1] == -1).all()), "the EOS draft was refused: its row is never filled"
