@@ -30,7 +30,8 @@ from schemac.lower import lower_bundle
 from schemac.metaschema import check_metaschema
 from schemac.origins import in_source
 from schemac.regex import check_patterns, llguidance_pattern_errors, split_lookahead_patterns
-from schemac.resolve import STRIPPED, resolve
+from schemac.ref_files import Documents, RefSource, gather
+from schemac.resolve import PLACEHOLDER_BASE, STRIPPED, resolve
 from schemac.schema import Bundle, Schema
 
 _MEMORY = MemoryCache()
@@ -103,11 +104,12 @@ def cache_key(schema: Any, options: dict[str, Any]) -> str:
 
 
 def lower_schema(schema: Schema, options: dict[str, Any], budget: Budget, sink: DiagnosticSink,
-                 census: Census | None = None) -> tuple[Bundle, Schema, str]:
+                 census: Census | None = None, documents: Documents | None = None) -> tuple[Bundle, Schema, str]:
     """(resolved bundle, lowered schema, source dialect) of a loaded schema: every stage before
-    emit, on the caller's budget (one per schema, or one per request for tool calls)."""
+    emit, on the caller's budget (one per schema, or one per request for tool calls).
+    `documents`: the documents its references read (`gather_documents`)."""
     limits = budget.limits
-    keys = census.keys if census is not None else None
+    keys = census.keys if census is not None and not (documents and documents.loaded) else None
     source = upgrade_needed(schema, options["upgrade_drafts"], census)  # an old draft is no 2020-12 document
     if source != DIALECT_2020_12:  # a 2020-12 root holding old drafts is checked once upgraded
         check_metaschema(schema, source or DIALECT_2020_12)  # no pass ever sees a malformed keyword value
@@ -118,7 +120,8 @@ def lower_schema(schema: Schema, options: dict[str, Any], budget: Budget, sink: 
         census = document_census(upgraded, limits)
         keys = census.keys if census is not None else None
     document = legacy_dependencies(upgraded, keys)
-    bundle = _trivial_bundle(document, census, limits) or resolve(document, budget, upgrade_drafts=options["upgrade_drafts"])
+    bundle = _trivial_bundle(document, census, limits) or resolve(
+        document, budget, documents.source.base if documents else None, options["upgrade_drafts"], documents)
     if not _absent(keys, FORMAT_KEYS):
         bundle = apply_formats(bundle, options["strict_formats"], sink)
     if not _absent(keys, PATTERN_KEYS):
@@ -161,12 +164,20 @@ def emit_schema(bundle: Bundle, lowered: Schema, budget: Budget, key_order: str 
         raise
 
 
-def _build(schema: Any, options: dict[str, Any], key: str, limits: Limits, census: Census | None = None) -> Artifact:
+def gather_documents(value: Any, census: Census | None, refs: RefSource | None, limits: Limits) -> Documents | None:
+    """The documents `value`'s references read through `refs` (none without `$ref`s)."""
+    if refs is None or not isinstance(value, dict) or (census is not None and census.keys.isdisjoint(REFERENCE_KEYS)):
+        return None
+    return gather(value, refs, limits, refs.base or PLACEHOLDER_BASE)
+
+
+def _build(schema: Any, options: dict[str, Any], key: str, limits: Limits, census: Census | None = None,
+           documents: Documents | None = None) -> Artifact:
     started = time.perf_counter()
     budget = Budget(limits)
     sink = DiagnosticSink()
     try:
-        bundle, lowered, source_dialect = lower_schema(schema, options, budget, sink, census)
+        bundle, lowered, source_dialect = lower_schema(schema, options, budget, sink, census, documents)
         budget.check_deadline("")
         grammar = emit_schema(bundle, lowered, budget, options["key_order"], sink)
     except CompileError as exc:
@@ -199,16 +210,20 @@ def compile_schema(
     cache_dir: str | Path | None = None,
     use_cache: bool = True,
     key_order: str = "schema",
+    refs: RefSource | None = None,
 ) -> Artifact:
     """Compile `schema` (dict, bool, JSON text or bytes) or raise CompileError with diagnostics.
 
     `key_order` is the property-order policy (`KEY_ORDERS`). `cache_dir` enables the disk cache there (the CLI passes the XDG default); the in-memory LRU
-    is used unless `use_cache=False`.
+    is used unless `use_cache=False`. `refs` says which referenced documents may be read (local
+    files, mapped remote URIs); the key covers their content.
     """
     limits = limits or _DEFAULT_LIMITS
     value, census = load_with_census(schema, limits)
     options = _options(upgrade_drafts, strict_formats, limits, key_order)
-    key = _key(value, _compile_options_text(upgrade_drafts, strict_formats, limits, key_order))
+    documents = gather_documents(value, census, refs, limits)
+    extra = documents.key_text() if documents is not None else ""
+    key = _key(value, _compile_options_text(upgrade_drafts, strict_formats, limits, key_order) + (extra and "\n" + extra))
     disk = DiskCache(cache_dir) if cache_dir is not None and use_cache else None
     if use_cache:
         hit = _MEMORY.get(key)
@@ -218,7 +233,7 @@ def compile_schema(
             return hit
     artifact = disk.get(key) if disk is not None else None
     if artifact is None:
-        artifact = _build(value, options, key, limits, census)
+        artifact = _build(value, options, key, limits, census, documents)
         if disk is not None:
             disk.put(artifact)
     if use_cache:

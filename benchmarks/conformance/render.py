@@ -73,7 +73,8 @@ def _details(name: str, stats: SectionStats) -> list[str]:
 
 def render_text(report: Report) -> str:
     head = (f"schemac conformance: tokenizer {report.tokenizer} (V={report.vocab_size}), "
-            f"upgrade_drafts={report.upgrade_drafts}, key_order={report.key_order}, jobs={report.jobs}, wall {report.wall_s:.1f} s, "
+            f"upgrade_drafts={report.upgrade_drafts}, key_order={report.key_order}, jobs={report.jobs}, "
+            f"ref_map={','.join(f'{u}={d}' for u, d in report.ref_map.items()) or 'none'}, wall {report.wall_s:.1f} s, "
             f"worker CPU {sum(s.cpu_s for s in report.sections.values()):.1f} s")
     tables: list[str] = []
     try:

@@ -175,6 +175,7 @@ class Report:
     upgrade_drafts: bool
     jobs: int
     key_order: str = "schema"
+    ref_map: dict[str, str] = field(default_factory=dict)  # remote documents served from folders
     wall_s: float = 0.0
     sections: dict[str, SectionStats] = field(default_factory=dict)
     validator_note: str = ""
@@ -203,6 +204,7 @@ class Report:
             "vocab_size": self.vocab_size,
             "upgrade_drafts": self.upgrade_drafts,
             "key_order": self.key_order,
+            "ref_map": self.ref_map,
             "jobs": self.jobs,
             "wall_s": round(self.wall_s, 2),
             "cpu_s": round(sum(s.cpu_s for s in self.sections.values()), 2),

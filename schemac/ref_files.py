@@ -1,0 +1,266 @@
+"""Referenced documents: local files and mapped copies of remote ones, read offline before resolution.
+
+A `$ref` to another document (`common.json`, `./defs/a.yaml#/x`) is read from disk, never from
+the network, and only from where the user allowed it (a `RefSource`):
+
+- a `file:` URI (what a relative reference becomes against the referring file's own URI) when
+  its real path (symlinks followed) lies inside the reference root;
+- a URI under a mapped prefix (`--ref-map http://localhost:1234/=remotes`), read from that
+  folder, also confined to it.
+
+Anything else (a network scheme, a path outside the root, no file location to join against)
+stays `remote-ref`, with the reason. Reading happens once, before the cache key is computed
+(`gather`): the key covers every referenced file's content, and resolution itself never touches
+the disk. The documents are read transitively (each one's references against its own URI),
+at most `MAX_DOCUMENTS` of them and, all together, no more bytes than one schema may have.
+A document that cannot be read or parsed is kept as a failure and reported where a reference
+reaches it, at the referring `$ref` (the file, and its line and column when the parser gave
+them, are named in the message). `with_documents` puts the documents under the root's `$defs`, each
+with its absolute `$id`, where the resolver reads them like embedded resources; user JSON
+Pointers never reach into them (`sealed`).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urldefrag, urlsplit
+from urllib.request import url2pathname
+
+from schemac.budget import Limits
+from schemac.diagnostics import CompileError, reject
+from schemac.metaschema_refs import join_uri
+from schemac.schema import SUBSCHEMA_KEYWORDS, Schema, child_pointer
+
+#: documents read for one schema, at most (each costs a file read and a parse)
+MAX_DOCUMENTS = 256
+#: `$defs` key (under the root) of an embedded document (made fresh if the document has it)
+DOCUMENT_KEY = "schemac:ref:{}"
+#: the base URI of a document with no file location (`schemac.resolve.PLACEHOLDER_BASE`'s host)
+_NO_LOCATION = "https://schemac.invalid/"
+_WALK: dict[str, str] = {**SUBSCHEMA_KEYWORDS, "definitions": "map", "contentSchema": "one"}
+_YAML = (".yaml", ".yml")
+
+
+def default_root(start: Path | None = None) -> Path:
+    """The reference root when none is given: the git work tree holding `start` (default: the
+    working folder), else `start` itself."""
+    return Path(_git_root(str((start or Path.cwd()).resolve())))
+
+
+@lru_cache(maxsize=16)
+def _git_root(start: str) -> str:
+    """`git rev-parse --show-toplevel` in `start`, or `start` (no git, or not a work tree)."""
+    try:
+        out = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=start, capture_output=True,
+                             text=True, timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return start
+    top = out.stdout.strip()
+    return os.path.realpath(top) if out.returncode == 0 and top else start
+
+
+@dataclass(frozen=True)
+class RefSource:
+    """Where referenced documents may be read from; picklable, so CLI workers get it whole."""
+
+    base: str | None = None  # URI of the referring document (`file:///…/main.json`), None if none
+    root: str | None = None  # local files must lie inside this folder (real path); None: none are read
+    maps: tuple[tuple[str, str], ...] = ()  # (URI prefix, folder), longest prefix first
+
+    @classmethod
+    def of(cls, path: str | os.PathLike[str] | None = None, ref_root: str | os.PathLike[str] | None = None,
+           ref_map: Mapping[str, str | os.PathLike[str]] | None = None) -> RefSource | None:
+        """The source for a schema read from `path`: local files under `ref_root` (default:
+        `default_root()` when `path` is given, else no local files), `ref_map` URI prefixes served
+        from folders. None when all are None."""
+        if path is None and ref_root is None and not ref_map:
+            return None
+        base = Path(path).absolute().as_uri() if path is not None else None
+        if ref_root is None and path is not None:
+            ref_root = default_root()
+        root = os.path.realpath(ref_root) if ref_root is not None else None
+        maps = sorted(((str(uri), os.path.realpath(folder)) for uri, folder in (ref_map or {}).items()),
+                      key=lambda m: -len(m[0]))
+        return cls(base, root, tuple(maps))
+
+    def locate(self, uri: str) -> Path | str:
+        """The file holding the document at `uri` (no fragment), or why none may be read."""
+        for prefix, folder in self.maps:
+            if uri.startswith(prefix):
+                rest = unquote(urlsplit(uri[len(prefix):]).path)
+                return _inside(Path(folder) / rest, folder, f"the folder mapped to {prefix} ({folder})")
+        parts = urlsplit(uri)
+        if parts.scheme == "file" and parts.netloc in ("", "localhost"):
+            if self.root is None:
+                return "local files are not read here (no reference root)"
+            return _inside(Path(url2pathname(parts.path)), self.root, f"the reference root {self.root}")
+        if uri.startswith(_NO_LOCATION):
+            return ("the schema has no file location to resolve it against (compile it from its file, "
+                    "or pass path=)")
+        scheme = parts.scheme or "no scheme"
+        return (f"a network reference ({scheme}); schemac never fetches, but --ref-map URI=DIR "
+                "(ref_map=) serves a local copy")
+
+
+def _inside(path: Path, folder: str, what: str) -> Path | str:
+    real = os.path.realpath(path)
+    if os.path.commonpath([real, folder]) != folder:
+        return f"{path} is outside {what}" + (" (through a symbolic link)" if os.path.abspath(path) != real else "")
+    return Path(real)
+
+
+@dataclass
+class Documents:
+    """What `gather` read: documents by retrieval URI, and failures and refusals for the rest."""
+
+    source: RefSource
+    loaded: dict[str, Schema] = field(default_factory=dict)
+    digests: dict[str, str] = field(default_factory=dict)  # retrieval URI -> sha256 of its bytes
+    failed: dict[str, CompileError] = field(default_factory=dict)  # read, but not a usable document
+    refused: dict[str, str] = field(default_factory=dict)  # URI -> why it may not be read
+
+    def key_text(self) -> str:
+        """What the cache key must add: every document's content hash, failure and refusal."""
+        if not (self.digests or self.failed or self.refused):
+            return ""
+        return json.dumps({"base": self.source.base, "root": self.source.root, "maps": self.source.maps,
+                           "docs": self.digests, "failed": {u: str(e) for u, e in self.failed.items()},
+                           "refused": self.refused}, sort_keys=True)
+
+    def error_at(self, uri: str, kw: str, ref: str, site: str) -> CompileError | None:
+        """The rejection of a reference to `uri` that no document declares, if it was tried here."""
+        failure = self.failed.get(uri)
+        if failure is not None:
+            found = failure.diagnostics[0]
+            where = f" (line {found.line}, column {found.column})" if found.line is not None else ""
+            inner = f" at {found.pointer}" if found.pointer else ""
+            return reject(found.code, site, f"{kw} {ref!r}: {uri}{inner}{where}: {found.message}", hint=found.hint)
+        why = self.refused.get(uri)
+        if why is not None:
+            return reject("remote-ref", site, f"{kw} {ref!r} points outside the document ({uri}): {why}",
+                          hint="bundle the referenced schema under $defs, or map its URI with --ref-map")
+        return None
+
+
+def _scan(doc: Schema, base: str) -> tuple[set[str], set[str]]:
+    """(URIs the document's `$id`s declare, URIs its `$ref`/`$dynamicRef`s name), fragments cut."""
+    declared: set[str] = set()
+    named: set[str] = set()
+    stack: list[tuple[Schema, str]] = [(doc, base)]
+    while stack:
+        node, b = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        ident = node.get("$id")
+        if isinstance(ident, str):
+            b = urldefrag(join_uri(b, ident))[0]
+            declared.add(b)
+        for kw in ("$ref", "$dynamicRef"):
+            ref = node.get(kw)
+            if isinstance(ref, str) and not ref.startswith("#"):
+                named.add(urldefrag(join_uri(b, ref))[0])
+        for kw, value in node.items():
+            shape = _WALK.get(kw)
+            if shape == "one":
+                stack.append((value, b))
+            elif shape == "list" and isinstance(value, list):
+                stack.extend((sub, b) for sub in value)
+            elif shape == "map" and isinstance(value, dict):
+                stack.extend((sub, b) for sub in value.values())
+    return declared, named
+
+
+def canonical(uri: str, doc: Schema) -> str:
+    """A retrieved document's own base URI: its `$id` joined onto where it was read from."""
+    ident = doc.get("$id") if isinstance(doc, dict) else None
+    return urldefrag(join_uri(uri, ident))[0] if isinstance(ident, str) else uri
+
+
+def _read(path: Path, limits: Limits, allowance: int) -> tuple[Schema, bytes]:
+    """The schema in the file at `path`, parsed like a schema named on the command line."""
+    from schemac.dialect_uri import DIALECT_2020_12, dialect_of
+    from schemac.load import check_value, load
+
+    try:
+        size = path.stat().st_size
+        if size > allowance:
+            raise reject("too-large", "", f"{path} ({size:,} bytes) takes the referenced documents past "
+                         f"the schema's {limits.max_schema_bytes:,}-byte limit")
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise reject("unresolvable-ref", "", f"cannot read {path}: {exc.strerror or exc}") from exc
+    if path.suffix.lower() in _YAML:
+        from schemac.cli.yaml_load import available, load_yaml
+
+        if not available():
+            raise reject("invalid-yaml", "", f"{path} is YAML: reading it needs the yaml extra (pip install 'schemac[yaml]')")
+        value = check_value(load_yaml(raw.decode("utf-8"))[0], limits)
+    else:
+        value = load(raw, limits)
+    dialect = value.get("$schema") if isinstance(value, dict) else None
+    if dialect is not None and dialect_of(dialect) != DIALECT_2020_12:
+        raise reject("unsupported-dialect", "/$schema", f"{path} declares $schema {dialect!r}; referenced "
+                     "documents are read as 2020-12 only")
+    return value, raw
+
+
+def gather(doc: Schema, source: RefSource, limits: Limits, base: str) -> Documents:
+    """Every document `doc` references, transitively, that `source` allows reading; `base` is
+    `doc`'s base URI. Nothing here raises for a document: failures are kept for the resolver."""
+    out = Documents(source)
+    declared, todo = _scan(doc, base)
+    allowance = limits.max_schema_bytes
+    seen: set[str] = set()
+    pending = sorted(todo)
+    while pending:
+        uri = pending.pop()
+        if uri in seen or uri in declared:
+            continue
+        seen.add(uri)
+        where = source.locate(uri)
+        if isinstance(where, str):
+            out.refused[uri] = where
+            continue
+        if len(out.loaded) >= MAX_DOCUMENTS:
+            out.failed[uri] = reject("too-large", "", f"more than {MAX_DOCUMENTS} referenced documents")
+            continue
+        try:
+            value, raw = _read(where, limits, allowance)
+        except CompileError as exc:
+            out.failed[uri] = exc
+            continue
+        allowance -= len(raw)
+        out.loaded[uri] = value
+        out.digests[uri] = hashlib.sha256(raw).hexdigest()
+        ids, named = _scan(value, uri)
+        declared |= ids | {canonical(uri, value)}
+        pending.extend(sorted(named - seen, reverse=True))
+    return out
+
+
+def with_documents(doc: dict[str, Any], documents: Documents) -> tuple[dict[str, Any], list[str], dict[str, str]]:
+    """`doc` with every read document under its root `$defs` (with its absolute `$id`), the
+    pointers of those documents (sealed from the user's JSON Pointers), and the retrieval URIs
+    that differ from a document's own `$id` (aliases: both name it)."""
+    defs = dict(doc.get("$defs") or {})
+    sealed: list[str] = []
+    aliases: dict[str, str] = {}
+    for i, (uri, value) in enumerate(sorted(documents.loaded.items())):  # sorted: names stay stable
+        own = canonical(uri, value)
+        if own != uri:
+            aliases[uri] = own
+        body = {**value, "$id": own} if isinstance(value, dict) else {"$id": own, "allOf": [value]}
+        key = DOCUMENT_KEY.format(uri.rstrip("/").rsplit("/", 1)[-1] or i)
+        while key in defs:
+            key += "_"
+        defs[key] = body
+        sealed.append(child_pointer("", "$defs", key))
+    return {**doc, "$defs": defs}, sealed, aliases
+
