@@ -105,8 +105,8 @@ class RefSource:
             return ("the schema has no file location to resolve it against (compile it from its file, "
                     "or pass path=)")
         scheme = parts.scheme or "no scheme"
-        return (f"a network reference ({scheme}); schemac never fetches, but --ref-map URI=DIR "
-                "(ref_map=) serves a local copy")
+        return (f"a network reference ({scheme}); nothing is fetched, but a folder of local copies can "
+                "serve its URI (--ref-map URI=DIR, ref_map=)")
 
 
 def _inside(path: Path, folder: str, what: str) -> Path | str:
@@ -138,28 +138,40 @@ class Documents:
         """The rejection of a reference to `uri` that no document declares, if it was tried here."""
         failure = self.failed.get(uri)
         if failure is not None:
-            found = failure.diagnostics[0]
-            where = f" (line {found.line}, column {found.column})" if found.line is not None else ""
+            found = failure.diagnostics[0]  # the loaders put the line and column in the message
             inner = f" at {found.pointer}" if found.pointer else ""
-            return reject(found.code, site, f"{kw} {ref!r}: {uri}{inner}{where}: {found.message}", hint=found.hint)
+            return reject(found.code, site, f"{kw} {ref!r}: {_shown(uri)}{inner}: {found.message}", hint=found.hint)
         why = self.refused.get(uri)
         if why is not None:
-            return reject("remote-ref", site, f"{kw} {ref!r} points outside the document ({uri}): {why}",
-                          hint="bundle the referenced schema under $defs, or map its URI with --ref-map")
+            return reject("remote-ref", site, f"{kw} {ref!r} points outside the document ({_shown(uri)}): {why}",
+                          hint="bundle the referenced schema under $defs")
         return None
 
 
+def _shown(uri: str) -> str:
+    """A `file:` URI as its path; any other as it is."""
+    return url2pathname(urlsplit(uri).path) if uri.startswith("file:") else uri
+
+
 def _scan(doc: Schema, base: str) -> tuple[set[str], set[str]]:
-    """(URIs the document's `$id`s declare, URIs its `$ref`/`$dynamicRef`s name), fragments cut."""
+    """(URIs the document's `$id`s declare, URIs its `$ref`/`$dynamicRef`s name), fragments cut.
+
+    Every value is looked into, not only schema positions: a JSON Pointer may reach a schema
+    anywhere (the resolver reads it with the base of the nearest schema above, as here, where
+    an `$id` counts only in a schema position). A reference inside data is read needlessly,
+    never wrongly: only a reference the resolver reaches uses what was read."""
     declared: set[str] = set()
     named: set[str] = set()
-    stack: list[tuple[Schema, str]] = [(doc, base)]
+    stack: list[tuple[Any, str, bool]] = [(doc, base, True)]
     while stack:
-        node, b = stack.pop()
+        node, b, schema = stack.pop()
+        if isinstance(node, list):
+            stack.extend((sub, b, False) for sub in node)
+            continue
         if not isinstance(node, dict):
             continue
         ident = node.get("$id")
-        if isinstance(ident, str):
+        if schema and isinstance(ident, str):
             b = urldefrag(join_uri(b, ident))[0]
             declared.add(b)
         for kw in ("$ref", "$dynamicRef"):
@@ -167,13 +179,15 @@ def _scan(doc: Schema, base: str) -> tuple[set[str], set[str]]:
             if isinstance(ref, str) and not ref.startswith("#"):
                 named.add(urldefrag(join_uri(b, ref))[0])
         for kw, value in node.items():
-            shape = _WALK.get(kw)
+            shape = _WALK.get(kw) if schema else None
             if shape == "one":
-                stack.append((value, b))
+                stack.append((value, b, True))
             elif shape == "list" and isinstance(value, list):
-                stack.extend((sub, b) for sub in value)
+                stack.extend((sub, b, True) for sub in value)
             elif shape == "map" and isinstance(value, dict):
-                stack.extend((sub, b) for sub in value.values())
+                stack.extend((sub, b, True) for sub in value.values())
+            else:
+                stack.append((value, b, False))
     return declared, named
 
 
