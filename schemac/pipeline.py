@@ -171,6 +171,10 @@ def gather_documents(value: Any, census: Census | None, refs: RefSource | None, 
     return gather(value, refs, limits, refs.base or PLACEHOLDER_BASE)
 
 
+def _placed(diagnostics: list[Diagnostic], documents: Documents | None) -> list[Diagnostic]:
+    return documents.relocated(diagnostics) if documents is not None and documents.placed else diagnostics
+
+
 def _build(schema: Any, options: dict[str, Any], key: str, limits: Limits, census: Census | None = None,
            documents: Documents | None = None) -> Artifact:
     started = time.perf_counter()
@@ -181,7 +185,7 @@ def _build(schema: Any, options: dict[str, Any], key: str, limits: Limits, censu
         budget.check_deadline("")
         grammar = emit_schema(bundle, lowered, budget, options["key_order"], sink)
     except CompileError as exc:
-        exc.diagnostics = in_source(schema, options["upgrade_drafts"], sink.items + exc.diagnostics)
+        exc.diagnostics = in_source(schema, options["upgrade_drafts"], _placed(sink.items + exc.diagnostics, documents))
         raise
     except RecursionError as exc:  # a backstop: walkers are bounded, this must not escape
         from schemac.diagnostics import reject
@@ -195,7 +199,7 @@ def _build(schema: Any, options: dict[str, Any], key: str, limits: Limits, censu
         lowered=lowered,
         grammar=grammar,
         options=options,
-        diagnostics=in_source(schema, options["upgrade_drafts"], list(sink.items)),
+        diagnostics=in_source(schema, options["upgrade_drafts"], _placed(list(sink.items), documents)),
         budget=budget.report(),
         compile_ms=(time.perf_counter() - started) * 1000.0,
     )

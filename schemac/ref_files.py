@@ -24,9 +24,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import subprocess
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -34,7 +35,7 @@ from urllib.parse import unquote, urldefrag, urlsplit
 from urllib.request import url2pathname
 
 from schemac.budget import Limits
-from schemac.diagnostics import CompileError, reject
+from schemac.diagnostics import CompileError, Diagnostic, reject
 from schemac.metaschema_refs import join_uri
 from schemac.schema import SUBSCHEMA_KEYWORDS, Schema, child_pointer
 
@@ -125,6 +126,19 @@ class Documents:
     digests: dict[str, str] = field(default_factory=dict)  # retrieval URI -> sha256 of its bytes
     failed: dict[str, CompileError] = field(default_factory=dict)  # read, but not a usable document
     refused: dict[str, str] = field(default_factory=dict)  # URI -> why it may not be read
+    placed: dict[str, str] = field(default_factory=dict)  # pointer in the resolved document -> URI
+
+    def relocated(self, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+        """`diagnostics` with those inside a read document pointing at the user's root instead
+        (its pointer names no place in the user's file) and naming the file and the place in it."""
+        out = []
+        for d in diagnostics:
+            top = next((p for p in self.placed if d.pointer == p or d.pointer.startswith(p + "/")), None)
+            if top is not None:
+                inner = d.pointer[len(top):] or "/"
+                d = replace(d, pointer="", message=f"in {_shown(self.placed[top])} at {inner}: {d.message}")
+            out.append(d)
+        return out
 
     def key_text(self) -> str:
         """What the cache key must add: every document's content hash, failure and refusal."""
@@ -199,30 +213,47 @@ def canonical(uri: str, doc: Schema) -> str:
 
 def _read(path: Path, limits: Limits, allowance: int) -> tuple[Schema, bytes]:
     """The schema in the file at `path`, parsed like a schema named on the command line."""
-    from schemac.dialect_uri import DIALECT_2020_12, dialect_of
     from schemac.load import check_value, load
 
     try:
-        size = path.stat().st_size
-        if size > allowance:
-            raise reject("too-large", "", f"{path} ({size:,} bytes) takes the referenced documents past "
-                         f"the schema's {limits.max_schema_bytes:,}-byte limit")
-        raw = path.read_bytes()
+        if not stat.S_ISREG(path.stat().st_mode):  # before opening: a FIFO would block the open
+            raise reject("unresolvable-ref", "", "not a regular file")
+        with path.open("rb") as fh:
+            raw = fh.read(allowance + 1)  # never more than may be used, whatever the file claims
     except OSError as exc:
-        raise reject("unresolvable-ref", "", f"cannot read {path}: {exc.strerror or exc}") from exc
+        raise reject("unresolvable-ref", "", f"cannot read it: {exc.strerror or exc}") from exc
+    if len(raw) > allowance:
+        raise reject("too-large", "", f"it takes the referenced documents past the schema's "
+                     f"{limits.max_schema_bytes:,}-byte limit")
     if path.suffix.lower() in _YAML:
         from schemac.cli.yaml_load import available, load_yaml
 
         if not available():
-            raise reject("invalid-yaml", "", f"{path} is YAML: reading it needs the yaml extra (pip install 'schemac[yaml]')")
+            raise reject("invalid-yaml", "", "a YAML document: reading it needs the yaml extra (pip install 'schemac[yaml]')")
         value = check_value(load_yaml(raw.decode("utf-8"))[0], limits)
     else:
         value = load(raw, limits)
-    dialect = value.get("$schema") if isinstance(value, dict) else None
-    if dialect is not None and dialect_of(dialect) != DIALECT_2020_12:
-        raise reject("unsupported-dialect", "/$schema", f"{path} declares $schema {dialect!r}; referenced "
-                     "documents are read as 2020-12 only")
-    return value, raw
+    return _front(value), raw
+
+
+def _front(value: Schema) -> Schema:
+    """`value` through the stages the referring document went through before resolution: the
+    dialect (2020-12 only: a referenced document is never upgraded), the metaschema, no
+    `x-guidance`, and the draft-07 `dependencies` kept as a constraint."""
+    from schemac.client_options import reject_client_options
+    from schemac.compat import legacy_dependencies
+    from schemac.dialect import upgrade_needed
+    from schemac.metaschema import check_metaschema
+
+    try:
+        upgrade_needed(value, False)
+    except CompileError as exc:
+        found = exc.diagnostics[0]
+        raise reject("unsupported-dialect", found.pointer, f"{found.message.split(';')[0]}; a referenced document "
+                     "is read as 2020-12 only") from exc
+    check_metaschema(value)
+    reject_client_options(value)
+    return legacy_dependencies(value, None)
 
 
 def gather(doc: Schema, source: RefSource, limits: Limits, base: str) -> Documents:
@@ -276,5 +307,6 @@ def with_documents(doc: dict[str, Any], documents: Documents) -> tuple[dict[str,
             key += "_"
         defs[key] = body
         sealed.append(child_pointer("", "$defs", key))
+        documents.placed[sealed[-1]] = uri
     return {**doc, "$defs": defs}, sealed, aliases
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urldefrag
 
-from schemac.budget import Budget
+from schemac.budget import Budget, check_cost
 from schemac.diagnostics import CompileError, reject
 from schemac.metaschema_refs import Embedding, join_uri, outside, unescape_token, with_metaschemas
 from schemac.ref_cycles import check_progress
@@ -437,6 +437,7 @@ def resolve(schema: Schema, budget: Budget, base_uri: str | None = None, upgrade
     sealed: tuple[list[str], dict[str, str]] = ([], {})
     if documents is not None and documents.loaded and isinstance(schema, dict):
         doc, pointers, aliases = with_documents(schema, documents)
+        check_cost(doc, budget.limits)  # each document passed it alone: the bound holds for all of them
         sealed = (pointers, aliases)
         resolver = _Resolver(doc, budget, resolver.base_uri, None, documents, sealed)
         resolver.build_index()

@@ -143,7 +143,7 @@ def test_failures_point_at_the_referring_ref(tmp_path: Path) -> None:
     with the file (and the line where the parser gave one) in the message."""
     _tree(tmp_path, {"bad.json": '{"type": "string",\n }',
                      "old.json": {"$schema": "http://json-schema.org/draft-07/schema#"}})
-    for target, code, text in (("missing.json", "unresolvable-ref", "cannot read"),
+    for target, code, text in (("missing.json", "unresolvable-ref", "cannot read it"),
                                ("bad.json", "invalid-json", "(line 2, column 2)"),
                                ("old.json", "unsupported-dialect", "2020-12 only")):
         _tree(tmp_path, {"main.json": {"properties": {"p": {"$ref": target}}}})
@@ -196,3 +196,29 @@ def test_the_document_count_is_bounded(tmp_path: Path) -> None:
     with pytest.raises(CompileError) as info:
         _compile_file(tmp_path / "d0.json", ref_root=tmp_path)
     assert info.value.codes == ["too-large"] and f"more than {MAX_DOCUMENTS}" in str(info.value)
+
+
+def test_a_read_document_passes_the_same_front_stages(tmp_path: Path) -> None:
+    """What the referring document is held to before resolution holds for what it reads: the
+    metaschema, no `x-guidance`, no other dialect, `dependencies` kept as a constraint; a FIFO
+    or a folder is never opened as a document."""
+    os.mkfifo(tmp_path / "fifo.json")
+    _tree(tmp_path, {"kw.json": {"minimum": "x"}, "xg.json": {"x-guidance": {"lenient": True}},
+                     "nested.json": {"$defs": {"a": {"$id": "x", "$schema": "http://json-schema.org/draft-07/schema#"}}},
+                     "folder/a.json": {}, "dep.json": {"dependencies": {"a": ["b"]}}})
+    for target, code in (("kw.json", "invalid-schema"), ("xg.json", "client-options"), ("fifo.json", "unresolvable-ref"),
+                         ("nested.json", "unsupported-dialect"), ("folder", "unresolvable-ref")):
+        _tree(tmp_path, {"main.json": {"items": {"$ref": target}}})
+        with pytest.raises(CompileError) as info:
+            _compile_file(tmp_path / "main.json", ref_root=tmp_path)
+        assert (info.value.codes, info.value.diagnostics[0].pointer) == ([code], "/items/$ref"), target
+    _tree(tmp_path, {"main.json": {"$ref": "dep.json"}})
+    validator = FinalValidator(_compile_file(tmp_path / "main.json", ref_root=tmp_path).schema)
+    assert validator.is_valid({"a": 1, "b": 2}) and not validator.is_valid({"a": 1})
+
+
+def test_later_diagnostics_name_the_read_file(tmp_path: Path) -> None:
+    _tree(tmp_path, {"fmt.json": {"type": "string", "format": "color"}, "main.json": {"items": {"$ref": "fmt.json"}}})
+    found = _compile_file(tmp_path / "main.json", ref_root=tmp_path).diagnostics
+    assert [(d.code, d.pointer) for d in found] == [("unknown-format", "")]
+    assert found[0].message.startswith(f"in {tmp_path / 'fmt.json'} at /format: ")
