@@ -10,6 +10,7 @@ import json
 import time
 from dataclasses import asdict
 from functools import lru_cache
+from urllib.parse import urldefrag
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from schemac.cache import DiskCache, MemoryCache
 from schemac.client_options import reject_client_options
 from schemac.compat import legacy_dependencies
 from schemac.diagnostics import CompileError, Diagnostic, DiagnosticSink
-from schemac.dialect import DIALECT_2020_12, apply_dialect, upgrade_needed
+from schemac.dialect import DIALECT_2020_12, apply_dialect, dialect_of, upgrade_needed
 from schemac.emit import emit
 from schemac.emit.lark_object_free import MAX_FREE_KEYS
 from schemac.emit.stated_orders import with_required_orders
@@ -33,6 +34,7 @@ from schemac.regex import check_patterns, llguidance_pattern_errors, split_looka
 from schemac.ref_files import Documents, RefSource, gather
 from schemac.resolve import PLACEHOLDER_BASE, STRIPPED, resolve
 from schemac.schema import Bundle, Schema
+from schemac.vocabulary import dialect_from, in_2020_12
 
 _MEMORY = MemoryCache()
 _DEFAULT_LIMITS = Limits()
@@ -110,6 +112,7 @@ def lower_schema(schema: Schema, options: dict[str, Any], budget: Budget, sink: 
     `documents`: the documents its references read (`gather_documents`)."""
     limits = budget.limits
     keys = census.keys if census is not None and not (documents and documents.loaded) else None
+    schema, format_assertion = custom_dialect(schema, documents)
     source = upgrade_needed(schema, options["upgrade_drafts"], census)  # an old draft is no 2020-12 document
     if source != DIALECT_2020_12:  # a 2020-12 root holding old drafts is checked once upgraded
         check_metaschema(schema, source or DIALECT_2020_12)  # no pass ever sees a malformed keyword value
@@ -123,7 +126,7 @@ def lower_schema(schema: Schema, options: dict[str, Any], budget: Budget, sink: 
     bundle = _trivial_bundle(document, census, limits) or resolve(
         document, budget, documents.source.base if documents else None, options["upgrade_drafts"], documents)
     if not _absent(keys, FORMAT_KEYS):
-        bundle = apply_formats(bundle, options["strict_formats"], sink)
+        bundle = apply_formats(bundle, options["strict_formats"] or format_assertion, sink)
     if not _absent(keys, PATTERN_KEYS):
         bundle = split_lookahead_patterns(bundle)  # leading look-aheads as plain patterns, before the check refuses them
         check_patterns(bundle, budget)
@@ -164,10 +167,25 @@ def emit_schema(bundle: Bundle, lowered: Schema, budget: Budget, key_order: str 
         raise
 
 
+def custom_dialect(schema: Schema, documents: Documents | None) -> tuple[Schema, bool]:
+    """`schema` read as plain 2020-12 when its `$schema` names a custom 2020-12 dialect whose
+    metaschema was read (`schemac.vocabulary`), and whether `format` asserts there."""
+    uri = schema.get("$schema") if isinstance(schema, dict) else None
+    meta = documents.dialects.get(urldefrag(uri)[0]) if documents is not None and isinstance(uri, str) else None
+    if meta is None:
+        return schema, False
+    dialect = dialect_from(uri, meta)
+    return in_2020_12(schema, dialect), dialect.format_assertion
+
+
 def gather_documents(value: Any, census: Census | None, refs: RefSource | None, limits: Limits) -> Documents | None:
-    """The documents `value`'s references read through `refs` (none without `$ref`s)."""
-    if refs is None or not isinstance(value, dict) or (census is not None and census.keys.isdisjoint(REFERENCE_KEYS)):
+    """The documents `value`'s references (and its custom dialect's metaschema) read through `refs`."""
+    if refs is None or not isinstance(value, dict):
         return None
+    meta = value.get("$schema")
+    if census is not None and census.keys.isdisjoint({"$ref", "$dynamicRef"}) and \
+            not (isinstance(meta, str) and dialect_of(meta) is None):
+        return None  # nothing to read: no reference, and no custom dialect
     return gather(value, refs, limits, refs.base or PLACEHOLDER_BASE)
 
 

@@ -127,6 +127,8 @@ class Documents:
     failed: dict[str, CompileError] = field(default_factory=dict)  # read, but not a usable document
     refused: dict[str, str] = field(default_factory=dict)  # URI -> why it may not be read
     placed: dict[str, str] = field(default_factory=dict)  # pointer in the resolved document -> URI
+    #: the root's custom metaschema (`$schema` of no known dialect), by URI, when it could be read
+    dialects: dict[str, Schema] = field(default_factory=dict)
 
     def relocated(self, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
         """`diagnostics` with those inside a read document pointing at the user's root instead
@@ -262,6 +264,16 @@ def gather(doc: Schema, source: RefSource, limits: Limits, base: str) -> Documen
     out = Documents(source)
     declared, todo = _scan(doc, base)
     allowance = limits.max_schema_bytes
+    meta = _metaschema_uri(doc, source)
+    if meta is not None:
+        try:
+            value, raw = _read(meta[1], limits, allowance)
+        except CompileError as exc:
+            out.failed[meta[0]] = exc
+        else:
+            allowance -= len(raw)
+            out.dialects[meta[0]] = value
+            out.digests[meta[0]] = hashlib.sha256(raw).hexdigest()
     seen: set[str] = set()
     pending = sorted(todo)
     while pending:
@@ -288,6 +300,17 @@ def gather(doc: Schema, source: RefSource, limits: Limits, base: str) -> Documen
         declared |= ids | {canonical(uri, value)}
         pending.extend(sorted(named - seen, reverse=True))
     return out
+
+
+def _metaschema_uri(doc: Schema, source: RefSource) -> tuple[str, Path] | None:
+    """(URI, file) of the root's `$schema` when it names no known dialect and may be read."""
+    from schemac.dialect_uri import dialect_of
+
+    uri = doc.get("$schema") if isinstance(doc, dict) else None
+    if not isinstance(uri, str) or dialect_of(uri) is not None:
+        return None
+    where = source.locate(urldefrag(uri)[0])
+    return None if isinstance(where, str) else (urldefrag(uri)[0], where)
 
 
 def with_documents(doc: dict[str, Any], documents: Documents) -> tuple[dict[str, Any], list[str], dict[str, str]]:
