@@ -37,6 +37,8 @@ def _rows(stats: SectionStats) -> list[tuple[str, str, str]]:
             " / ".join(f"{v:.2f}" for v in both["ms_p50_first_second"][e]) for e in ENGINES)),
         ("validation errors (both compiled)",
          str(both["schemac_validation_errors"]), str(both["llguidance_validation_errors"])),
+        ("schemas passing (every instance right)", str(stats.passing), ""),
+        ("  refused as unsatisfiable, all invalid", str(stats.unsatisfiable_exact), ""),
         ("compiled by llguidance only", str(len(stats.llguidance_only)), ""),
         ("final-validator disagreements", str(sum(stats.validator_disagreements.values())), ""),
     ]
