@@ -106,8 +106,8 @@ class RefSource:
             return ("the schema has no file location to resolve it against (compile it from its file, "
                     "or pass path=)")
         scheme = parts.scheme or "no scheme"
-        return (f"a network reference ({scheme}); nothing is fetched, but a folder of local copies can "
-                "serve its URI (--ref-map URI=DIR, ref_map=)")
+        return (f"a network reference ({scheme}); nothing is fetched (a folder of local copies can serve "
+                "it: --ref-map URI=DIR)")
 
 
 def _inside(path: Path, folder: str, what: str) -> Path | str:
