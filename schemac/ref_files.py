@@ -263,6 +263,7 @@ def gather(doc: Schema, source: RefSource, limits: Limits, base: str) -> Documen
     `doc`'s base URI. Nothing here raises for a document: failures are kept for the resolver."""
     out = Documents(source)
     declared, todo = _scan(doc, base)
+    declared.add(urldefrag(base)[0])  # a reference back to the referring file is to the document itself
     allowance = limits.max_schema_bytes
     meta = _metaschema_uri(doc, source)
     if meta is not None:
