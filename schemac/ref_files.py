@@ -47,6 +47,12 @@ DOCUMENT_KEY = "schemac:ref:{}"
 _NO_LOCATION = "https://schemac.invalid/"
 _WALK: dict[str, str] = {**SUBSCHEMA_KEYWORDS, "definitions": "map", "contentSchema": "one"}
 _YAML = (".yaml", ".yml")
+#: a refusal's hint, by a phrase of its reason (a network reference keeps the default one)
+_HINTS = (
+    ("outside the reference root", "widen the root with --ref-root DIR (ref-root in the configuration, ref_root=)"),
+    ("outside the folder mapped", "keep the document inside the mapped folder"),
+    ("no file location", "compile the schema from its file (schemac check FILE, or path=)"),
+)
 
 
 def default_root(start: Path | None = None) -> Path:
@@ -159,8 +165,9 @@ class Documents:
             return reject(found.code, site, f"{kw} {ref!r}: {_shown(uri)}{inner}: {found.message}", hint=found.hint)
         why = self.refused.get(uri)
         if why is not None:
+            hint = next((h for part, h in _HINTS if part in why), "bundle the referenced schema under $defs")
             return reject("remote-ref", site, f"{kw} {ref!r} points outside the document ({_shown(uri)}): {why}",
-                          hint="bundle the referenced schema under $defs")
+                          hint=hint)
         return None
 
 
