@@ -100,8 +100,9 @@ class RefSource:
     def locate(self, uri: str) -> Path | str:
         """The file holding the document at `uri` (no fragment), or why none may be read."""
         for prefix, folder in self.maps:
-            if uri.startswith(prefix):
-                rest = unquote(urlsplit(uri[len(prefix):]).path)
+            tail = uri[len(prefix):]
+            if uri.startswith(prefix) and (prefix.endswith("/") or not tail or tail.startswith("/")):
+                rest = unquote(urlsplit(tail).path).lstrip("/")
                 return _inside(Path(folder) / rest, folder, f"the folder mapped to {prefix} ({folder})")
         parts = urlsplit(uri)
         if parts.scheme == "file" and parts.netloc in ("", "localhost"):

@@ -223,3 +223,11 @@ def test_later_diagnostics_name_the_read_file(tmp_path: Path) -> None:
     found = _compile_file(tmp_path / "main.json", ref_root=tmp_path).diagnostics
     assert [(d.code, d.pointer) for d in found] == [("unknown-format", "")]
     assert found[0].message.startswith(f"in {tmp_path / 'fmt.json'} at /format: ")
+
+
+def test_mapped_prefixes_match_whole_path_segments(tmp_path: Path) -> None:
+    _tree(tmp_path, {"vendor/a.json": {"type": "integer"}, "vendor-other/a.json": {"type": "string"}})
+    ref_map = {"https://example.com/s": str(tmp_path / "vendor")}
+    artifact = schemac.compile({"$ref": "https://example.com/s/a.json"}, use_cache=False, ref_map=ref_map)
+    assert accepts(artifact.grammar, "1") and not accepts(artifact.grammar, '"a"')
+    assert "network reference" in _message({"$ref": "https://example.com/s-other/a.json"}, ref_map=ref_map)
