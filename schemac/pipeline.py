@@ -44,6 +44,8 @@ _DEFAULT_LIMITS = Limits()
 REFERENCE_KEYS = frozenset({"$ref", "$dynamicRef"}) | STRIPPED
 FORMAT_KEYS = frozenset({"format"})
 PATTERN_KEYS = frozenset({"pattern", "patternProperties"})
+#: where `resolve` puts documents that are not the user's (read files, bundled metaschemas)
+EMBEDDED = "/$defs/schemac:"
 
 
 def _trivial_bundle(document: Any, census: Census | None, limits: Limits) -> Bundle | None:
@@ -111,7 +113,7 @@ def lower_schema(schema: Schema, options: dict[str, Any], budget: Budget, sink: 
     emit, on the caller's budget (one per schema, or one per request for tool calls).
     `documents`: the documents its references read (`gather_documents`)."""
     limits = budget.limits
-    keys = census.keys if census is not None and not (documents and documents.loaded) else None
+    keys = census.keys if census is not None else None
     schema, format_assertion = custom_dialect(schema, documents)
     source = upgrade_needed(schema, options["upgrade_drafts"], census)  # an old draft is no 2020-12 document
     if source != DIALECT_2020_12:  # a 2020-12 root holding old drafts is checked once upgraded
@@ -125,6 +127,8 @@ def lower_schema(schema: Schema, options: dict[str, Any], budget: Budget, sink: 
     document = legacy_dependencies(upgraded, keys)
     bundle = _trivial_bundle(document, census, limits) or resolve(
         document, budget, documents.source.base if documents else None, options["upgrade_drafts"], documents)
+    if keys is not None and any(p.startswith(EMBEDDED) for p in bundle.origin.values()):
+        keys = None  # read documents and bundled metaschemas bring keywords the census never saw
     if not _absent(keys, FORMAT_KEYS):
         bundle = apply_formats(bundle, options["strict_formats"] or format_assertion, sink)
     if not _absent(keys, PATTERN_KEYS):

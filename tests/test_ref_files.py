@@ -231,3 +231,17 @@ def test_mapped_prefixes_match_whole_path_segments(tmp_path: Path) -> None:
     artifact = schemac.compile({"$ref": "https://example.com/s/a.json"}, use_cache=False, ref_map=ref_map)
     assert accepts(artifact.grammar, "1") and not accepts(artifact.grammar, '"a"')
     assert "network reference" in _message({"$ref": "https://example.com/s-other/a.json"}, ref_map=ref_map)
+
+
+def test_stages_the_census_skips_still_see_read_documents(tmp_path: Path) -> None:
+    """The loader's key census describes the referring document only: a `format` or `pattern`
+    that only a read document (or a bundled metaschema) holds still goes through its stage, also
+    after the draft upgrade rebuilt the census."""
+    _tree(tmp_path, {"fmt.json": {"type": "string", "format": "color"},
+                     "main.json": {"$schema": "http://json-schema.org/draft-07/schema#", "items": {"$ref": "fmt.json"}}})
+    with pytest.raises(CompileError) as info:
+        _compile_file(tmp_path / "main.json", ref_root=tmp_path, upgrade_drafts=True, strict_formats=True)
+    assert info.value.codes == ["unknown-format"] and "fmt.json at /format" in info.value.diagnostics[0].message
+    meta = schemac.compile({"items": {"$ref": "https://json-schema.org/draft/2020-12/meta/core#/$defs/uriReferenceString"}},
+                           use_cache=False)
+    assert "format:uri-reference:string" in json.dumps(meta.lowered)  # schemac's exact form, not llguidance's
