@@ -102,6 +102,8 @@ class RefSource:
         for prefix, folder in self.maps:
             tail = uri[len(prefix):]
             if uri.startswith(prefix) and (prefix.endswith("/") or not tail or tail.startswith("/")):
+                if urlsplit(tail).query:
+                    return "a URI with a query names no file of the mapped folder"
                 rest = unquote(urlsplit(tail).path).lstrip("/")
                 return _inside(Path(folder) / rest, folder, f"the folder mapped to {prefix} ({folder})")
         parts = urlsplit(uri)

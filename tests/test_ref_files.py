@@ -231,6 +231,7 @@ def test_mapped_prefixes_match_whole_path_segments(tmp_path: Path) -> None:
     artifact = schemac.compile({"$ref": "https://example.com/s/a.json"}, use_cache=False, ref_map=ref_map)
     assert accepts(artifact.grammar, "1") and not accepts(artifact.grammar, '"a"')
     assert "network reference" in _message({"$ref": "https://example.com/s-other/a.json"}, ref_map=ref_map)
+    assert "with a query" in _message({"$ref": "https://example.com/s/a.json?v=2"}, ref_map=ref_map)
 
 
 def test_stages_the_census_skips_still_see_read_documents(tmp_path: Path) -> None:
