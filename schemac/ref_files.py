@@ -138,6 +138,7 @@ class Documents:
     placed: dict[str, str] = field(default_factory=dict)  # pointer in the resolved document -> URI
     #: the root's custom metaschema (`$schema` of no known dialect), by URI, when it could be read
     dialects: dict[str, Schema] = field(default_factory=dict)
+    texts: dict[str, bytes] = field(default_factory=dict, repr=False)  # what was read, to locate diagnostics
 
     def relocated(self, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
         """`diagnostics` with those inside a read document pointing at the user's root instead
@@ -146,8 +147,8 @@ class Documents:
         for d in diagnostics:
             top = next((p for p in self.placed if d.pointer == p or d.pointer.startswith(p + "/")), None)
             if top is not None:
-                inner = d.pointer[len(top):] or "/"
-                d = replace(d, pointer="", message=f"in {_shown(self.placed[top])} at {inner}: {d.message}")
+                uri, inner = self.placed[top], d.pointer[len(top):]
+                d = replace(d, pointer="", message=f"in {_shown(uri)}{self._position(uri, inner)} at {inner or '/'}: {d.message}")
             out.append(d)
         return out
 
@@ -172,6 +173,17 @@ class Documents:
             return reject("remote-ref", site, f"{kw} {ref!r} points outside the document ({_shown(uri)}): {why}",
                           hint=hint)
         return None
+
+
+    def _position(self, uri: str, pointer: str) -> str:
+        """`:line:column` of `pointer` in the JSON document read from `uri`, or "" (YAML, or not found)."""
+        from schemac.locate import Locator
+
+        raw = self.texts.get(uri)
+        if raw is None or uri.lower().endswith(_YAML):
+            return ""
+        found = Locator.from_json_text(raw.decode("utf-8", errors="replace")).position(pointer)
+        return f":{found[0]}:{found[1]}" if found is not None else ""
 
 
 def _shown(uri: str) -> str:
@@ -306,6 +318,7 @@ def gather(doc: Schema, source: RefSource, limits: Limits, base: str) -> Documen
             continue
         allowance -= len(raw)
         out.loaded[uri] = value
+        out.texts[uri] = raw
         out.digests[uri] = hashlib.sha256(raw).hexdigest()
         ids, named = _scan(value, uri)
         declared |= ids | {canonical(uri, value)}

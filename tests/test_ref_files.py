@@ -219,10 +219,10 @@ def test_a_read_document_passes_the_same_front_stages(tmp_path: Path) -> None:
 
 
 def test_later_diagnostics_name_the_read_file(tmp_path: Path) -> None:
-    _tree(tmp_path, {"fmt.json": {"type": "string", "format": "color"}, "main.json": {"items": {"$ref": "fmt.json"}}})
+    _tree(tmp_path, {"fmt.json": '{"type": "string",\n  "format": "color"}', "main.json": {"items": {"$ref": "fmt.json"}}})
     found = _compile_file(tmp_path / "main.json", ref_root=tmp_path).diagnostics
     assert [(d.code, d.pointer) for d in found] == [("unknown-format", "")]
-    assert found[0].message.startswith(f"in {tmp_path / 'fmt.json'} at /format: ")
+    assert found[0].message.startswith(f"in {tmp_path / 'fmt.json'}:2:3 at /format: "), found
 
 
 def test_mapped_prefixes_match_whole_path_segments(tmp_path: Path) -> None:
@@ -242,7 +242,7 @@ def test_stages_the_census_skips_still_see_read_documents(tmp_path: Path) -> Non
                      "main.json": {"$schema": "http://json-schema.org/draft-07/schema#", "items": {"$ref": "fmt.json"}}})
     with pytest.raises(CompileError) as info:
         _compile_file(tmp_path / "main.json", ref_root=tmp_path, upgrade_drafts=True, strict_formats=True)
-    assert info.value.codes == ["unknown-format"] and "fmt.json at /format" in info.value.diagnostics[0].message
+    assert info.value.codes == ["unknown-format"] and "fmt.json:1:" in info.value.diagnostics[0].message
     meta = schemac.compile({"items": {"$ref": "https://json-schema.org/draft/2020-12/meta/core#/$defs/uriReferenceString"}},
                            use_cache=False)
     assert "format:uri-reference:string" in json.dumps(meta.lowered)  # schemac's exact form, not llguidance's
