@@ -30,6 +30,7 @@ def run_check(
     output_file: Path | None, upgrade_drafts: bool | None, strict_formats: bool | None, key_order: str | None,
     openapi_formats: bool, respect_gitignore: bool, cache_dir: Path | None, no_cache: bool, jobs: int | None,
     config_path: Path | None, out_dir: Path | None = None, emit: tuple[str, ...] = (),
+    ref_root: Path | None = None, ref_map: tuple[str, ...] = (),
 ) -> None:
     from schemac.cache import default_cache_dir
     from schemac.cli.discover import DiscoveryError, artifact_names, discover
@@ -66,6 +67,7 @@ def run_check(
         except OSError as exc:
             raise click.UsageError(f"-o {out_dir}: cannot create the folder: {exc.strerror or exc}") from exc
     names = artifact_names(found, out_dir) if out_dir is not None else {}
+    root, maps = _ref_settings(ref_root, ref_map, config)
     tasks = [
         Task(
             display=f.display, path=f.path,
@@ -73,6 +75,7 @@ def run_check(
             upgrade_drafts=upgrade, strict_formats=strict, key_order=order, openapi_formats=openapi_formats,
             cache_dir=cache, use_cache=not no_cache,
             ignore=config.ignored_codes(f.path), artifact_path=names.get(i), emit=emit,
+            ref_root=root, ref_map=maps,
         )
         for i, f in enumerate(found)
     ]
@@ -80,6 +83,28 @@ def run_check(
     options = ReportOptions(fmt, show_ok or fmt == "table", statistics, quiet, output_file)
     emit_report(outcomes, options, skipped, str(out_dir) if out_dir is not None else None)
     sys.exit(0 if exit_zero or all(o.passed for o in outcomes) else 1)
+
+
+def _ref_settings(ref_root: Path | None, ref_map: tuple[str, ...], config: Any) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """The reference root (flag, else configuration, else `default_root`) and the URI mappings
+    (flags, then the configuration's for prefixes no flag names), found once for every worker."""
+    from schemac.ref_files import default_root
+
+    maps: dict[str, str] = {}
+    for item in ref_map:
+        uri, sep, folder = item.partition("=")
+        if not sep or not uri or not folder:
+            raise click.UsageError(f"--ref-map {item!r}: expected URI=DIR")
+        maps[uri] = folder
+    for uri, path in config.ref_map:
+        maps.setdefault(uri, str(path))
+    for uri, folder in maps.items():
+        if not Path(folder).is_dir():
+            raise click.UsageError(f"--ref-map {uri}={folder}: no such folder")
+    root = ref_root or config.ref_root or default_root()
+    if not Path(root).is_dir():
+        raise click.UsageError(f"--ref-root {root}: no such folder")
+    return str(Path(root).resolve()), tuple(maps.items())
 
 
 def _with_progress(tasks: list[Any], jobs: int, run_all: Callable[..., Any]) -> list[Any]:

@@ -85,13 +85,14 @@ def run_explain(file: str, text: str | None, pointer: str | None, emit: str | No
     from schemac.load import load
     from schemac.locate import Locator
     from schemac.pipeline import compile_schema
+    from schemac.ref_files import RefSource
 
     task = Task(display="<stdin>" if file == "-" else file, path=None if file == "-" else Path(file), text=text)
     locator: Callable[[], Locator] = lambda: Locator({})  # noqa: E731 - until the source is read
     try:
         source, locator = read_source(task)
         artifact = compile_schema(source, upgrade_drafts=upgrade_drafts, strict_formats=strict_formats,
-                                  key_order=key_order, use_cache=False)
+                                  key_order=key_order, use_cache=False, refs=RefSource.of(task.path))
     except CompileError as exc:
         if emit is None:
             _explain_steps(task.display, source_steps(task, upgrade_drafts, strict_formats), pointer, locator(), console)

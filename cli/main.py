@@ -146,12 +146,13 @@ def generate(model_dir: str, schema_file: Path, prompt: str, max_new_tokens: int
     from schemac.diagnostics import CompileError
     from schemac.locate import Locator
     from schemac.pipeline import compile_schema
+    from schemac.ref_files import RefSource
 
     task = Task(display=str(schema_file), path=schema_file)
     locator: Any = lambda: Locator({})  # noqa: E731 - until the source is read
     try:  # compile first: a rejected schema is reported before any model is loaded
         source, locator = read_source(task)
-        artifact = compile_schema(source)
+        artifact = compile_schema(source, refs=RefSource.of(task.path))
     except CompileError as exc:
         for line in diagnostic_lines(Outcome(task.display, "rejected", locate_all(exc.diagnostics, locator))):
             click.echo(line)

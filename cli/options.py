@@ -53,6 +53,12 @@ def compile_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--no-cache", is_flag=True, help="Compile everything afresh; read and write no cache."),
         click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
                      help="Worker processes (default: the number of CPUs)."),
+        click.option("--ref-root", type=click.Path(file_okay=False, path_type=Path), default=None,
+                     help="Relative $ref files are read only inside this folder (default: the configuration's "
+                          "ref-root, else the git work tree, else the working folder)."),
+        click.option("--ref-map", multiple=True, metavar="URI=DIR",
+                     help="Read documents under the URI prefix from DIR instead (local copies of remote schemas; "
+                          "repeatable). Any other URI stays remote-ref: nothing is fetched."),
         click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
                      help="Configuration file (default: nearest schemac.toml or pyproject.toml [tool.schemac])."),
     ]

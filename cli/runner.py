@@ -37,6 +37,10 @@ class Task:
     artifact_path: Path | None = None
     #: extra outputs beside the artifact: "lark" writes the grammar's Lark text to `<stem>.lark`
     emit: tuple[str, ...] = ()
+    #: referenced files are read inside this folder (None: `schemac.ref_files.default_root`)
+    ref_root: str | None = None
+    #: (URI prefix, folder) serving local copies of remote documents
+    ref_map: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass
@@ -115,6 +119,7 @@ def run_task(task: Task) -> Outcome:
     started = time.perf_counter()
     try:
         from schemac.pipeline import compile_schema  # a broken install is reported, not raised
+        from schemac.ref_files import RefSource
 
         source, locator = read_source(task)
         started = time.perf_counter()
@@ -126,6 +131,7 @@ def run_task(task: Task) -> Outcome:
             openapi_formats=task.openapi_formats,
             cache_dir=task.cache_dir,
             use_cache=task.use_cache,
+            refs=RefSource.of(task.path, task.ref_root, dict(task.ref_map)),
         )
         elapsed_ms = (time.perf_counter() - started) * 1000.0
     except CompileError as exc:
@@ -191,9 +197,12 @@ def _with_upgrade_verdict(kept: list[Any], source: Any, task: Task, strict: bool
     errors = [d for d in kept if d.severity is Severity.ERROR]
     if [d.code for d in errors] != ["unsupported-dialect"] or "--upgrade-drafts" not in errors[0].message:
         return kept
+    from schemac.ref_files import RefSource
+
     try:
         compile_schema(source, upgrade_drafts=True, strict_formats=strict, key_order=task.key_order,
-                       openapi_formats=task.openapi_formats, use_cache=task.use_cache)
+                       openapi_formats=task.openapi_formats, use_cache=task.use_cache,
+                       refs=RefSource.of(task.path, task.ref_root, dict(task.ref_map)))
         verdict = "; translated, it compiles"
     except CompileError as exc:
         first = next((d for d in exc.diagnostics if d.severity is Severity.ERROR), None)

@@ -73,9 +73,11 @@ def _artifact(path: Path, upgrade_drafts: bool, strict_formats: bool) -> Any:
             raise click.UsageError(f"{path}: {exc}") from exc
     from schemac.diagnostics import CompileError
     from schemac.pipeline import compile_schema
+    from schemac.ref_files import RefSource
 
     try:
-        return compile_schema(text, upgrade_drafts=upgrade_drafts, strict_formats=strict_formats)
+        return compile_schema(text, upgrade_drafts=upgrade_drafts, strict_formats=strict_formats,
+                              refs=RefSource.of(path))
     except CompileError as exc:
         lines = [f"{path}: the schema does not compile, so no answer can be checked against it"]
         lines += [f"  {d.severity} {d.code} at {d.pointer or '/'}: {d.message}" for d in exc.diagnostics]

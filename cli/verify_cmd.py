@@ -46,7 +46,8 @@ def verify(schema_file: Path, depth: int, max_nodes: int, time_s: float, cross_c
                 text=sys.stdin.read() if str(schema_file) == "-" else None)
     source, locator = read_source(task)
     report = run_verify(source, depth=depth, max_nodes=max_nodes, time_s=time_s, cross_check=cross_check,
-                        upgrade_drafts=upgrade_drafts, strict_formats=strict_formats, key_order=key_order)
+                        upgrade_drafts=upgrade_drafts, strict_formats=strict_formats, key_order=key_order,
+                        path=task.path)
     if as_json:
         click.echo(json.dumps(_as_json(report), ensure_ascii=False, indent=1))
     else:

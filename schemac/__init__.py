@@ -13,6 +13,7 @@ __all__ = ["Artifact", "CompileError", "Diagnostic", "Severity", "check", "compi
 
 if TYPE_CHECKING:
     import os
+    from collections.abc import Mapping
 
     from schemac.artifact import Artifact
     from schemac.budget import Limits
@@ -29,6 +30,9 @@ def compile(
     use_cache: bool = True,
     key_order: str = "schema",
     openapi_formats: bool = True,
+    path: str | os.PathLike[str] | None = None,
+    ref_root: str | os.PathLike[str] | None = None,
+    ref_map: Mapping[str, str | os.PathLike[str]] | None = None,
 ) -> Artifact:
     """Compile a schema (dict, bool, JSON text or bytes) into an Artifact; raises CompileError.
 
@@ -43,11 +47,18 @@ def compile(
     (objects with at most 6 listed keys take them in every order).
     openapi_formats: OpenAPI's `int32`, `int64`, `uint32`, `uint64`, `float`, `double` formats
     are their types' ranges (False: annotations, dropped with a warning).
+    path: the file the schema was read from; relative `$ref`s (`common.json#/$defs/id`) are read
+    from beside it, offline, when inside `ref_root` (default: the git work tree of the working
+    folder, else the working folder). ref_map: URI prefix -> folder holding local copies of
+    remote documents (`{"https://example.com/schemas/": "vendor/schemas"}`). Anything else
+    stays `remote-ref`; the artifact embeds what was read, and its key covers it.
     """
     from schemac.pipeline import compile_schema
+    from schemac.ref_files import RefSource
 
     return compile_schema(schema, upgrade_drafts=upgrade_drafts, strict_formats=strict_formats, limits=limits,
-                          cache_dir=cache_dir, use_cache=use_cache, key_order=key_order, openapi_formats=openapi_formats)
+                          cache_dir=cache_dir, use_cache=use_cache, key_order=key_order, openapi_formats=openapi_formats,
+                          refs=RefSource.of(path, ref_root, ref_map))
 
 
 def check(
@@ -60,13 +71,18 @@ def check(
     use_cache: bool = True,
     key_order: str = "schema",
     openapi_formats: bool = True,
+    path: str | os.PathLike[str] | None = None,
+    ref_root: str | os.PathLike[str] | None = None,
+    ref_map: Mapping[str, str | os.PathLike[str]] | None = None,
 ) -> list[Diagnostic]:
     """All diagnostics for a schema (errors and warnings); empty when it compiles cleanly.
     Never raises for a schema's problems. Options as for `compile`."""
     from schemac.pipeline import check_schema
+    from schemac.ref_files import RefSource
 
     return check_schema(schema, upgrade_drafts=upgrade_drafts, strict_formats=strict_formats, limits=limits,
-                        cache_dir=cache_dir, use_cache=use_cache, key_order=key_order, openapi_formats=openapi_formats)
+                        cache_dir=cache_dir, use_cache=use_cache, key_order=key_order, openapi_formats=openapi_formats,
+                        refs=RefSource.of(path, ref_root, ref_map))
 
 
 def __getattr__(name: str) -> Any:

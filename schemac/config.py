@@ -12,6 +12,9 @@ Keys (all optional; command-line flags override them):
     include = ["schemas/**/*.json"]  # which files count as schemas (default: *.json, *.yaml, *.yml)
     exclude = ["**/fixtures/**"]     # never checked, even when named on the command line
     per-file-ignores = {"schemas/legacy/*.json" = ["unknown-format"]}
+    ref-root = "schemas"             # relative `$ref` files are read only inside this folder
+                                     # (default: the git work tree, else the working folder)
+    ref-map = {"https://example.com/schemas/" = "vendor/schemas"}  # local copies of remote documents
 
 Globs are relative to the configuration file's folder; `**` spans folders, `*` and `?` stay
 within one, and a glob without `/` matches the file name in any folder. An ignored code is left
@@ -28,7 +31,8 @@ from typing import Any
 
 from schemac.diagnostics import CODES
 
-_KEYS = frozenset({"strict-formats", "upgrade-drafts", "key-order", "include", "exclude", "per-file-ignores"})
+_KEYS = frozenset({"strict-formats", "upgrade-drafts", "key-order", "include", "exclude", "per-file-ignores",
+                   "ref-root", "ref-map"})
 #: `schemac.pipeline.KEY_ORDERS`, spelt here so reading a configuration loads no compiler
 KEY_ORDERS = ("schema", "properties", "any")
 
@@ -98,6 +102,8 @@ class Config:
     include: tuple[Glob, ...] = ()
     exclude: tuple[Glob, ...] = ()
     per_file_ignores: tuple[tuple[Glob, frozenset[str]], ...] = ()
+    ref_root: Path | None = None
+    ref_map: tuple[tuple[str, Path], ...] = ()  # (URI prefix, folder)
 
     def relative(self, path: Path) -> str:
         resolved = path.resolve()
@@ -210,6 +216,20 @@ def _ignores(path: Path, table: dict[str, Any]) -> tuple[tuple[Glob, frozenset[s
     return tuple(out)
 
 
+def _ref_root(path: Path, table: dict[str, Any]) -> Path | None:
+    value = table.get("ref-root")
+    if value is not None and not isinstance(value, str):
+        raise ConfigError(f"{path}: 'ref-root' must be a folder (a string)")
+    return None if value is None else path.parent / value
+
+
+def _ref_map(path: Path, table: dict[str, Any]) -> tuple[tuple[str, Path], ...]:
+    value = table.get("ref-map", {})
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise ConfigError(f"{path}: 'ref-map' must be a table of \"URI prefix\" = \"folder\"")
+    return tuple((uri, path.parent / folder) for uri, folder in value.items())
+
+
 def parse_config(path: Path, table: dict[str, Any]) -> Config:
     unknown = sorted(set(table) - _KEYS)
     if unknown:
@@ -223,6 +243,8 @@ def parse_config(path: Path, table: dict[str, Any]) -> Config:
         include=_globs(path, table, "include"),
         exclude=_globs(path, table, "exclude"),
         per_file_ignores=_ignores(path, table),
+        ref_root=_ref_root(path, table),
+        ref_map=_ref_map(path, table),
     )
 
 

@@ -110,7 +110,7 @@ CODES: dict[str, tuple[str, str]] = {
     "invalid-schema": ("The document is not a JSON Schema (must be an object or a boolean), or a keyword has a malformed value.", "[1, 2]"),
     "invalid-number": ("NaN, Infinity, a number that overflows a double, or a literal whose nearest double spells another decimal (`0.10000000000000000001`) appears in the schema.", '{"maximum": 1e400}'),
     "unsupported-dialect": ("`$schema` names a dialect other than draft 2020-12 (use --upgrade-drafts for draft-04/06/07/2019-09).", '{"$schema": "http://json-schema.org/draft-07/schema#"}'),
-    "remote-ref": ("A `$ref` points outside the document; nothing is ever fetched.", '{"$ref": "https://example.com/s.json"}'),
+    "remote-ref": ("A `$ref` points where schemac may not read: the network, or a file outside the reference root or the `--ref-map` folders; nothing is ever fetched.", '{"$ref": "https://example.com/s.json"}'),
     "unresolvable-ref": ("A local `$ref` (pointer or anchor) does not resolve.", '{"$ref": "#/$defs/missing"}'),
     "dynamic-ref": ("A 2019-09 `$recursiveRef` (under --upgrade-drafts) whose target depends on a dynamic scope that no 2020-12 `$dynamicRef` placement reproduces; 2020-12 `$dynamicRef`s are resolved per scope.", ""),
     "unsupported-regex": ("A pattern uses syntax no exact form exists for here (backreferences, look-arounds inside a repeated group) or llguidance rejects.", '{"pattern": "(a)\\\\1"}'),

@@ -10,6 +10,7 @@ import json
 import time
 from dataclasses import asdict, replace
 from functools import lru_cache
+from urllib.parse import urldefrag
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from schemac.cache import DiskCache, MemoryCache
 from schemac.client_options import reject_client_options
 from schemac.compat import legacy_dependencies
 from schemac.diagnostics import CompileError, Diagnostic, DiagnosticSink
-from schemac.dialect import DIALECT_2020_12, apply_dialect, upgrade_needed
+from schemac.dialect import DIALECT_2020_12, apply_dialect, dialect_of, upgrade_needed
 from schemac.emit import Emitted, emit_written
 from schemac.emit.lark_object_free import MAX_FREE_KEYS
 from schemac.emit.stated_orders import with_required_orders
@@ -30,8 +31,10 @@ from schemac.lower import lower_bundle
 from schemac.metaschema import check_metaschema
 from schemac.origins import in_source
 from schemac.regex import check_patterns, llguidance_pattern_errors, split_lookahead_patterns
-from schemac.resolve import STRIPPED, resolve
+from schemac.ref_files import Documents, RefSource, gather
+from schemac.resolve import PLACEHOLDER_BASE, STRIPPED, resolve
 from schemac.schema import Bundle, Schema
+from schemac.vocabulary import dialect_from, in_2020_12
 
 _MEMORY = MemoryCache()
 _DEFAULT_LIMITS = Limits()
@@ -41,6 +44,8 @@ _DEFAULT_LIMITS = Limits()
 REFERENCE_KEYS = frozenset({"$ref", "$dynamicRef"}) | STRIPPED
 FORMAT_KEYS = frozenset({"format"})
 PATTERN_KEYS = frozenset({"pattern", "patternProperties"})
+#: where `resolve` puts documents that are not the user's (read files, bundled metaschemas)
+EMBEDDED = "/$defs/schemac:"
 
 
 def _trivial_bundle(document: Any, census: Census | None, limits: Limits) -> Bundle | None:
@@ -105,11 +110,13 @@ def cache_key(schema: Any, options: dict[str, Any]) -> str:
 
 
 def lower_schema(schema: Schema, options: dict[str, Any], budget: Budget, sink: DiagnosticSink,
-                 census: Census | None = None) -> tuple[Bundle, Schema, str]:
+                 census: Census | None = None, documents: Documents | None = None) -> tuple[Bundle, Schema, str]:
     """(resolved bundle, lowered schema, source dialect) of a loaded schema: every stage before
-    emit, on the caller's budget (one per schema, or one per request for tool calls)."""
+    emit, on the caller's budget (one per schema, or one per request for tool calls).
+    `documents`: the documents its references read (`gather_documents`)."""
     limits = budget.limits
     keys = census.keys if census is not None else None
+    schema, format_assertion = custom_dialect(schema, documents)
     source = upgrade_needed(schema, options["upgrade_drafts"], census)  # an old draft is no 2020-12 document
     if source != DIALECT_2020_12:  # a 2020-12 root holding old drafts is checked once upgraded
         check_metaschema(schema, source or DIALECT_2020_12)  # no pass ever sees a malformed keyword value
@@ -120,9 +127,12 @@ def lower_schema(schema: Schema, options: dict[str, Any], budget: Budget, sink: 
         census = document_census(upgraded, limits)
         keys = census.keys if census is not None else None
     document = legacy_dependencies(upgraded, keys)
-    bundle = _trivial_bundle(document, census, limits) or resolve(document, budget, upgrade_drafts=options["upgrade_drafts"])
+    bundle = _trivial_bundle(document, census, limits) or resolve(
+        document, budget, documents.source.base if documents else None, options["upgrade_drafts"], documents)
+    if keys is not None and any(p.startswith(EMBEDDED) for p in bundle.origin.values()):
+        keys = None  # read documents and bundled metaschemas bring keywords the census never saw
     if not _absent(keys, FORMAT_KEYS):
-        bundle = apply_formats(bundle, options["strict_formats"], sink, options.get("openapi_formats", True))
+        bundle = apply_formats(bundle, options["strict_formats"] or format_assertion, sink, options.get("openapi_formats", True))
     if not _absent(keys, PATTERN_KEYS):
         bundle = split_lookahead_patterns(bundle)  # leading look-aheads as plain patterns, before the check refuses them
         check_patterns(bundle, budget)
@@ -181,16 +191,43 @@ def emit_schema_written(bundle: Bundle, lowered: Schema, budget: Budget, key_ord
         raise
 
 
-def _build(schema: Any, options: dict[str, Any], key: str, limits: Limits, census: Census | None = None) -> Artifact:
+def custom_dialect(schema: Schema, documents: Documents | None) -> tuple[Schema, bool]:
+    """`schema` read as plain 2020-12 when its `$schema` names a custom 2020-12 dialect whose
+    metaschema was read (`schemac.vocabulary`), and whether `format` asserts there."""
+    uri = schema.get("$schema") if isinstance(schema, dict) else None
+    meta = documents.dialects.get(urldefrag(uri)[0]) if documents is not None and isinstance(uri, str) else None
+    if meta is None:
+        return schema, False
+    dialect = dialect_from(uri, meta)
+    return in_2020_12(schema, dialect), dialect.format_assertion
+
+
+def gather_documents(value: Any, census: Census | None, refs: RefSource | None, limits: Limits) -> Documents | None:
+    """The documents `value`'s references (and its custom dialect's metaschema) read through `refs`."""
+    if refs is None or not isinstance(value, dict):
+        return None
+    meta = value.get("$schema")
+    if census is not None and census.keys.isdisjoint({"$ref", "$dynamicRef"}) and \
+            not (isinstance(meta, str) and dialect_of(meta) is None):
+        return None  # nothing to read: no reference, and no custom dialect
+    return gather(value, refs, limits, refs.base or PLACEHOLDER_BASE)
+
+
+def _placed(diagnostics: list[Diagnostic], documents: Documents | None) -> list[Diagnostic]:
+    return documents.relocated(diagnostics) if documents is not None and documents.placed else diagnostics
+
+
+def _build(schema: Any, options: dict[str, Any], key: str, limits: Limits, census: Census | None = None,
+           documents: Documents | None = None) -> Artifact:
     started = time.perf_counter()
     budget = Budget(limits)
     sink = DiagnosticSink()
     try:
-        bundle, lowered, source_dialect = lower_schema(schema, options, budget, sink, census)
+        bundle, lowered, source_dialect = lower_schema(schema, options, budget, sink, census, documents)
         budget.check_deadline("")
         grammar = emit_schema(bundle, lowered, budget, options["key_order"], sink)
     except CompileError as exc:
-        exc.diagnostics = in_source(schema, options["upgrade_drafts"], sink.items + exc.diagnostics)
+        exc.diagnostics = in_source(schema, options["upgrade_drafts"], _placed(sink.items + exc.diagnostics, documents))
         raise
     except RecursionError as exc:  # a backstop: walkers are bounded, this must not escape
         from schemac.diagnostics import reject
@@ -204,7 +241,7 @@ def _build(schema: Any, options: dict[str, Any], key: str, limits: Limits, censu
         lowered=lowered,
         grammar=grammar,
         options=options,
-        diagnostics=in_source(schema, options["upgrade_drafts"], list(sink.items)),
+        diagnostics=in_source(schema, options["upgrade_drafts"], _placed(list(sink.items), documents)),
         budget=budget.report(),
         compile_ms=(time.perf_counter() - started) * 1000.0,
     )
@@ -220,16 +257,20 @@ def compile_schema(
     use_cache: bool = True,
     key_order: str = "schema",
     openapi_formats: bool = True,
+    refs: RefSource | None = None,
 ) -> Artifact:
     """Compile `schema` (dict, bool, JSON text or bytes) or raise CompileError with diagnostics.
 
     `key_order` is the property-order policy (`KEY_ORDERS`). `cache_dir` enables the disk cache there (the CLI passes the XDG default); the in-memory LRU
-    is used unless `use_cache=False`.
+    is used unless `use_cache=False`. `refs` says which referenced documents may be read (local
+    files, mapped remote URIs); the key covers their content.
     """
     limits = limits or _DEFAULT_LIMITS
     value, census = load_with_census(schema, limits)
     options = _options(upgrade_drafts, strict_formats, limits, key_order, openapi_formats)
-    key = _key(value, _compile_options_text(upgrade_drafts, strict_formats, limits, key_order, openapi_formats))
+    documents = gather_documents(value, census, refs, limits)
+    extra = documents.key_text() if documents is not None else ""
+    key = _key(value, _compile_options_text(upgrade_drafts, strict_formats, limits, key_order, openapi_formats) + (extra and "\n" + extra))
     disk = DiskCache(cache_dir) if cache_dir is not None and use_cache else None
     if use_cache:
         hit = _MEMORY.get(key)
@@ -239,7 +280,7 @@ def compile_schema(
             return hit
     artifact = disk.get(key) if disk is not None else None
     if artifact is None:
-        artifact = _build(value, options, key, limits, census)
+        artifact = _build(value, options, key, limits, census, documents)
         if disk is not None:
             disk.put(artifact)
     if use_cache:

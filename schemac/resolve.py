@@ -27,9 +27,11 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urldefrag
 
-from schemac.budget import Budget
+from schemac.budget import Budget, check_cost
 from schemac.diagnostics import CompileError, reject
 from schemac.metaschema_refs import Embedding, join_uri, outside, unescape_token, with_metaschemas
+from schemac.ref_cycles import check_progress
+from schemac.ref_files import Documents, with_documents
 from schemac.schema import DEF_PREFIX, SUBSCHEMA_KEYWORDS, Bundle, Schema, child_pointer
 
 #: base URI of a document that declares none (hierarchical, so relative `$id`s join onto it)
@@ -40,28 +42,10 @@ STRIPPED = frozenset({"$id", "$anchor", "$dynamicAnchor", "$schema", "$vocabular
 _REF_KEYWORDS = ("$ref", "$dynamicRef")
 #: subschema positions `referencing` knows for 2020-12 (SUBSCHEMA_KEYWORDS plus two)
 _WALK: dict[str, str] = {**SUBSCHEMA_KEYWORDS, "definitions": "map", "contentSchema": "one"}
-#: applicators that apply to the same instance location: a ref cycle through only these never ends
-_IN_PLACE: dict[str, str] = {
-    "allOf": "list", "anyOf": "list", "oneOf": "list", "not": "one", "if": "one", "then": "one",
-    "else": "one", "dependentSchemas": "map",
-}
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_.\-]")
 #: the dynamic scope as far as it matters: (anchor name, URI of the outermost resource declaring it)
 State = tuple[tuple[str, str], ...]
 _DEADLINE_EVERY = 512
-
-
-def _children(node: dict[str, Any], shapes: dict[str, str]) -> list[tuple[tuple[str | int, ...], Schema]]:
-    out: list[tuple[tuple[str | int, ...], Schema]] = []
-    for kw, value in node.items():
-        shape = shapes.get(kw)
-        if shape == "one" and isinstance(value, (dict, bool)):
-            out.append(((kw,), value))
-        elif shape == "list" and isinstance(value, list):
-            out.extend(((kw, i), sub) for i, sub in enumerate(value) if isinstance(sub, (dict, bool)))
-        elif shape == "map" and isinstance(value, dict):
-            out.extend(((kw, k), sub) for k, sub in value.items() if isinstance(sub, (dict, bool)))
-    return out
 
 
 def _child(pointer: str, token: str | int) -> str:
@@ -102,9 +86,12 @@ class _Index:
 
 
 class _Resolver:
-    def __init__(self, schema: Schema, budget: Budget, base_uri: str, embedding: Embedding | None = None) -> None:
+    def __init__(self, schema: Schema, budget: Budget, base_uri: str, embedding: Embedding | None = None,
+                 documents: Documents | None = None, sealed: tuple[list[str], dict[str, str]] = ([], {})) -> None:
         self.doc = schema
         self.embedding = embedding
+        self.documents = documents
+        self.sealed, self.aliases = sealed  # referenced documents' pointers; their retrieval URIs
         self.budget = budget
         self.index = _Index()
         self.targets: dict[tuple[str, str], str] = {}  # (site pointer, keyword) -> target pointer
@@ -191,6 +178,13 @@ class _Resolver:
 
     # ---- reference targets ------------------------------------------------------------------
 
+    def base_of(self, pointer: str) -> str:
+        """The base URI at `pointer`: that of the nearest schema at or above it (a pointer may
+        reach a schema in a non-schema position, which the index walk never entered)."""
+        while pointer not in self.index.bases and pointer:
+            pointer = pointer.rsplit("/", 1)[0]
+        return self.index.bases.get(pointer, self.base_uri)
+
     def node_at(self, pointer: str, site: str, ref: str) -> Any:
         node: Any = self.doc
         for token in pointer.split("/")[1:] if pointer else ():
@@ -216,12 +210,14 @@ class _Resolver:
             uri, fragment = base, ref[1:]
         else:
             uri, fragment = urldefrag(join_uri(base, ref))
+        uri = self.aliases.get(uri, uri)
         if uri in self.index.ambiguous:
             raise reject("invalid-schema", site, f"{kw} {ref!r} resolves against {uri!r}, which two $ids "
                          f"declare (the second at {self.index.ambiguous[uri]}), so its target is ambiguous")
         root = self.index.resources.get(uri)
         if root is None:
-            raise outside(uri, kw, ref, site, self.embedding)
+            raise (self.documents is not None and self.documents.error_at(uri, kw, ref, site)) \
+                or outside(uri, kw, ref, site, self.embedding)
         if "%" in fragment:
             fragment = unquote(fragment)
         if not fragment:
@@ -235,7 +231,8 @@ class _Resolver:
             if found is None:
                 raise reject("unresolvable-ref", site, f"{kw} {ref!r}: no anchor {fragment!r} in {uri}")
             target = found
-        if self.embedding is not None and self.embedding.hides(target, uri):  # as if never embedded
+        if (self.embedding is not None and self.embedding.hides(target, uri)) or any(  # as if never embedded
+                _under(target, w) and not _under(root, w) for w in self.sealed):
             raise reject("unresolvable-ref", site, f"{ref!r}: no value at JSON Pointer {target!r}")
         node = self.node_at(target, site, ref)
         if not isinstance(node, (dict, bool)):
@@ -266,7 +263,7 @@ class _Resolver:
         if not self.dynamic_sites:
             return ()
         reach = self.reach[target]
-        return tuple(item for item in self.enter(state, self.index.bases.get(target, self.base_uri))
+        return tuple(item for item in self.enter(state, self.base_of(target))
                      if item[0] in reach)
 
     def resolve_dynamic(self, ptr: str, kw: str, target: str, state: State) -> str:
@@ -308,7 +305,7 @@ class _Resolver:
             copies = self.copies[target] = self.copies.get(target, 0) + 1
             if copies > 1:  # a second scope-specific copy of one location
                 self.budget.reserve("entries", 1, target)
-            own = self.index.bases.get(target, self.base_uri)
+            own = self.base_of(target)
             stem = found = _def_name(target) + "".join("-" + _scope_label(uri) for _, uri in state if uri != own)
             n = 2
             while found in self.used_names:
@@ -412,67 +409,38 @@ class _Resolver:
             if name in defs:
                 continue
             raw = self.node_at(target, target, "#" + target)
-            defs[name] = self.copy(raw, target, self.index.bases.get(target, self.base_uri), pending, state)
+            defs[name] = self.copy(raw, target, self.base_of(target), pending, state)
             origin[name] = target
         ordered = {name: defs[name] for name in sorted(defs)}
         bundle = Bundle(root, ordered, {name: origin[name] for name in ordered})
-        _check_progress(bundle)
+        check_progress(bundle)
         return bundle
 
 
-def _in_place_refs(body: Schema) -> list[str]:
-    """Definitions `body` applies to its own instance location (through in-place applicators)."""
-    out: list[str] = []
-    stack = [body]
-    while stack:
-        node = stack.pop()
-        if not isinstance(node, dict):
-            continue
-        ref = node.get("$ref")
-        if isinstance(ref, str) and ref.startswith(DEF_PREFIX):
-            out.append(ref[len(DEF_PREFIX):])
-        stack.extend(sub for _, sub in _children(node, _IN_PLACE))
-    return out
+def _under(pointer: str, top: str) -> bool:
+    return pointer == top or pointer.startswith(top + "/")
 
 
-def _check_progress(bundle: Bundle) -> None:
-    """Refuse ref cycles that never move to a child instance: validation would never end."""
-    edges = {name: _in_place_refs(body) for name, body in bundle.defs.items()}
-    state: dict[str, int] = {}  # 1 on the DFS path, 2 done
-    for start in edges:
-        if start in state:
-            continue
-        path: list[str] = [start]
-        iters = [iter(edges[start])]
-        state[start] = 1
-        while iters:
-            nxt = next(iters[-1], None)
-            if nxt is None:
-                state[path.pop()] = 2
-                iters.pop()
-            elif state.get(nxt) == 1:
-                cycle = path[path.index(nxt):] + [nxt]
-                where = " -> ".join(bundle.origin[n] or "#" for n in cycle)
-                raise reject("unresolvable-ref", bundle.origin[nxt],
-                             f"reference cycle without progress ({where}): validation would recurse forever",
-                             hint="make the recursion pass through a property or item")
-            elif nxt not in state and nxt in edges:
-                state[nxt] = 1
-                path.append(nxt)
-                iters.append(iter(edges[nxt]))
-
-
-def resolve(schema: Schema, budget: Budget, base_uri: str | None = None, upgrade_drafts: bool = False) -> Bundle:
+def resolve(schema: Schema, budget: Budget, base_uri: str | None = None, upgrade_drafts: bool = False,
+            documents: Documents | None = None) -> Bundle:
     """Resolve every `$ref`/`$dynamicRef` in `schema` into a Bundle; raises CompileError.
-    `upgrade_drafts` says whether a bundled metaschema of an old draft may be translated in."""
+    `upgrade_drafts` says whether a bundled metaschema of an old draft may be translated in;
+    `documents` are the referenced documents read beforehand (`schemac.ref_files.gather`)."""
     if isinstance(schema, bool):
         return Bundle(schema)
-    resolver = _Resolver(schema, budget, base_uri or PLACEHOLDER_BASE)
+    resolver = _Resolver(schema, budget, base_uri or PLACEHOLDER_BASE, None, documents)
     resolver.build_index()
     if not resolver.sites:
         if not resolver.index.needs_copy:
             return Bundle(schema)
         return Bundle(resolver.copy(schema, "", resolver.base_uri, []))
+    sealed: tuple[list[str], dict[str, str]] = ([], {})
+    if documents is not None and documents.loaded and isinstance(schema, dict):
+        doc, pointers, aliases = with_documents(schema, documents)
+        check_cost(doc, budget.limits)  # each document passed it alone: the bound holds for all of them
+        sealed = (pointers, aliases)
+        resolver = _Resolver(doc, budget, resolver.base_uri, None, documents, sealed)
+        resolver.build_index()
     embedding: Embedding | None = None
     while isinstance(resolver.doc, dict):  # until every bundled metaschema referred to is in
         embedded = with_metaschemas(resolver.doc, resolver.sites, resolver.index.resources,
@@ -480,7 +448,7 @@ def resolve(schema: Schema, budget: Budget, base_uri: str | None = None, upgrade
         if embedded is None:
             break
         doc, embedding = embedded
-        resolver = _Resolver(doc, budget, resolver.base_uri, embedding)
+        resolver = _Resolver(doc, budget, resolver.base_uri, embedding, documents, sealed)
         resolver.build_index()
     resolver.resolve_all_sites()
     return resolver.bundle()

@@ -52,7 +52,7 @@ def _refs(node: Any, found: set[str]) -> None:
 
 def _check_lowered(lowered: Any) -> None:
     """Every reference resolves, and no reference cycle stays at one instance location."""
-    from schemac.resolve import _check_progress
+    from schemac.ref_cycles import check_progress as _check_progress
 
     defs = lowered.get("$defs", {}) if isinstance(lowered, dict) else {}
     found: set[str] = set()

@@ -15,16 +15,31 @@ from benchmarks.conformance.tokenizers import TOKENIZERS, load_tokenizer
 from schemac.cli.options import KEY_ORDERS
 
 
-def _results(cases: list[Case], tokenizer: str, upgrade_drafts: bool, key_order: str, jobs: int) -> Iterator[CaseResult]:
+#: the URI the Test Suite's `refRemote` tests name its `remotes/` folder by
+SUITE_REMOTES = "http://localhost:1234/"
+
+
+def suite_remotes(paths: Iterable[str | os.PathLike[str]]) -> dict[str, str]:
+    """`{SUITE_REMOTES: folder}` when a path lies in a Test Suite checkout with its `remotes/`
+    folder (`<suite>/draft2020-12/...` beside `<suite>/remotes`), else `{}`."""
+    for raw in paths:
+        for folder in [Path(raw).resolve(), *Path(raw).resolve().parents]:
+            if (folder / "remotes").is_dir() and (folder / "draft2020-12").is_dir():
+                return {SUITE_REMOTES: str(folder / "remotes")}
+    return {}
+
+
+def _results(cases: list[Case], tokenizer: str, upgrade_drafts: bool, key_order: str, jobs: int,
+             ref_map: dict[str, str]) -> Iterator[CaseResult]:
     if jobs <= 1:
-        init_worker(tokenizer, upgrade_drafts, key_order)
+        init_worker(tokenizer, upgrade_drafts, key_order, ref_map)
         yield from map(evaluate, cases)
         return
     import multiprocessing
 
     # spawn, not fork: the parent has Rust tokenizer threads running that a fork would copy mid-state
     context = multiprocessing.get_context("spawn")
-    with context.Pool(jobs, initializer=init_worker, initargs=(tokenizer, upgrade_drafts, key_order)) as pool:
+    with context.Pool(jobs, initializer=init_worker, initargs=(tokenizer, upgrade_drafts, key_order, ref_map)) as pool:
         yield from pool.imap(evaluate, cases, chunksize=4)
 
 
@@ -37,17 +52,23 @@ def run(
     limit: int | None = None,
     jobs: int = 1,
     files: str | None = None,
+    ref_map: dict[str, str] | None = None,
 ) -> Report:
-    """Benchmark every case under `paths` (files or folders); `limit` keeps the first N schemas."""
+    """Benchmark every case under `paths` (files or folders); `limit` keeps the first N schemas.
+    `ref_map` (URI prefix -> folder) serves remote documents; None: the Test Suite's `remotes/`
+    when the paths lie in a suite checkout (`suite_remotes`)."""
     if tokenizer not in TOKENIZERS:
         raise ValueError(f"unknown tokenizer {tokenizer!r}; choose from {', '.join(TOKENIZERS)}")
     started = time.perf_counter()
+    paths = list(paths)
+    ref_map = suite_remotes(paths) if ref_map is None else ref_map
     cases = load_cases(paths, files=files)
     if limit is not None:
         cases = cases[:limit]
     tok = load_tokenizer(tokenizer)  # builds the on-disk cache once, before any worker starts
     report = Report(tokenizer, tok.vocab_size, upgrade_drafts, jobs, key_order)
-    for result in _results(cases, tokenizer, upgrade_drafts, key_order, jobs):
+    report.ref_map = ref_map
+    for result in _results(cases, tokenizer, upgrade_drafts, key_order, jobs, ref_map):
         report.add(result)
     report.wall_s = time.perf_counter() - started
     return report
@@ -68,10 +89,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--files", default=None, help="only files whose name matches this glob")
     parser.add_argument("--jobs", "-j", type=int, default=1)
     parser.add_argument("--json", dest="json_path", default=None, help="write all figures here")
+    parser.add_argument("--ref-map", action="append", default=None, metavar="URI=DIR",
+                        help="serve remote documents under URI from DIR (repeatable; default: the Test Suite's "
+                             f"remotes/ folder as {SUITE_REMOTES} when the paths lie in a suite checkout)")
     args = parser.parse_args(argv)
+    ref_map = None
+    if args.ref_map is not None:
+        bad = [m for m in args.ref_map if "=" not in m]
+        if bad:
+            parser.error(f"--ref-map {bad[0]!r}: expected URI=DIR")
+        ref_map = dict(m.split("=", 1) for m in args.ref_map)
     report = run(
         args.paths, upgrade_drafts=args.upgrade_drafts, key_order=args.key_order, tokenizer=args.tokenizer,
-        limit=args.limit, jobs=args.jobs, files=args.files,
+        limit=args.limit, jobs=args.jobs, files=args.files, ref_map=ref_map,
     )
     print(render_text(report))
     if args.json_path:

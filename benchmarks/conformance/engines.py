@@ -15,11 +15,14 @@ from benchmarks.conformance.tokenizers import load_tokenizer
 _WORKER: dict[str, Any] = {}
 
 
-def init_worker(tokenizer: str, upgrade_drafts: bool, key_order: str = "schema") -> None:
-    """Load the tokenizer and warm both engines up, so no timed compile pays for imports."""
+def init_worker(tokenizer: str, upgrade_drafts: bool, key_order: str = "schema",
+                ref_map: dict[str, str] | None = None) -> None:
+    """Load the tokenizer and warm both engines up, so no timed compile pays for imports.
+    `ref_map` serves remote documents from folders (the Test Suite's `remotes/`)."""
     _WORKER["tokenizer"] = load_tokenizer(tokenizer)
     _WORKER["upgrade_drafts"] = upgrade_drafts
     _WORKER["key_order"] = key_order
+    _WORKER["ref_map"] = ref_map or None
     warm = Case("warm-up", 0, SUITE, "", {"type": "object", "properties": {"a": {"type": "string"}}}, [])
     _schemac(warm, upgrade_drafts)
     _llguidance(warm)
@@ -85,7 +88,7 @@ def _schemac(case: Case, upgrade_drafts: bool) -> tuple[EngineResult, Any]:
     clock = _Clock()
     try:
         artifact = schemac.compile(case.schema, upgrade_drafts=upgrade_drafts, use_cache=False,
-                                   key_order=_WORKER.get("key_order", "schema"))
+                                   key_order=_WORKER.get("key_order", "schema"), ref_map=_WORKER.get("ref_map"))
     except CompileError as exc:
         codes = exc.codes or ["compile-error"]
         return clock.stamp(EngineResult("rejected", codes[0], str(exc))), None

@@ -37,6 +37,8 @@ def _rows(stats: SectionStats) -> list[tuple[str, str, str]]:
             " / ".join(f"{v:.2f}" for v in both["ms_p50_first_second"][e]) for e in ENGINES)),
         ("validation errors (both compiled)",
          str(both["schemac_validation_errors"]), str(both["llguidance_validation_errors"])),
+        ("schemas passing (every instance right)", str(stats.passing), ""),
+        ("  refused as unsatisfiable, all invalid", str(stats.unsatisfiable_exact), ""),
         ("compiled by llguidance only", str(len(stats.llguidance_only)), ""),
         ("final-validator disagreements", str(sum(stats.validator_disagreements.values())), ""),
     ]
@@ -73,7 +75,8 @@ def _details(name: str, stats: SectionStats) -> list[str]:
 
 def render_text(report: Report) -> str:
     head = (f"schemac conformance: tokenizer {report.tokenizer} (V={report.vocab_size}), "
-            f"upgrade_drafts={report.upgrade_drafts}, key_order={report.key_order}, jobs={report.jobs}, wall {report.wall_s:.1f} s, "
+            f"upgrade_drafts={report.upgrade_drafts}, key_order={report.key_order}, jobs={report.jobs}, "
+            f"ref_map={','.join(f'{u}={d}' for u, d in report.ref_map.items()) or 'none'}, wall {report.wall_s:.1f} s, "
             f"worker CPU {sum(s.cpu_s for s in report.sections.values()):.1f} s")
     tables: list[str] = []
     try:

@@ -74,6 +74,12 @@ class SectionStats:
     tokenizer_mismatches: int = 0
     cpu_s: float = 0.0
     slowest: list[tuple[float, str]] = field(default_factory=list)  # (cpu s, case), top LISTED
+    #: schemac compiled the case and every instance got its label (grammar verdicts)
+    passing: int = 0
+    #: schemac refused the case as `unsatisfiable` and every instance is labelled invalid: the
+    #: refusal is the right verdict for each, though no grammar was written (not counted as passing)
+    unsatisfiable_exact: int = 0
+    failing: list[dict[str, str]] = field(default_factory=list)  # case, description, why (schemac)
 
     def add(self, result: CaseResult) -> None:
         case = result.case
@@ -109,6 +115,7 @@ class SectionStats:
                     stats.validation_errors.append(item)
                 else:
                     stats.invalidation_errors.append(item)
+        self._verdict(result)
         if all(r.status == "compiled" for r in result.engines.values()):
             ours_first = schemac_first(case)
             for name, res in result.engines.items():
@@ -129,6 +136,24 @@ class SectionStats:
                 )
         if result.default_policy_code:
             self.default_policy_rejected[result.default_policy_code] += 1
+
+    def _verdict(self, result: CaseResult) -> None:
+        """Count the case as passing, an exact `unsatisfiable` refusal, or failing (and why)."""
+        case, ours = result.case, result.engines["schemac"]
+        if ours.status == "compiled":
+            wrong = [valid for (_, valid), accepted in zip(case.tests, ours.accepted) if accepted != valid]
+            if not wrong:
+                self.passing += 1
+                return
+            kind = "invalid instances accepted" if not all(wrong) else "valid instances rejected"
+            order = all(o for (_, valid), a, o in zip(case.tests, ours.accepted, ours.order_only) if valid and not a)
+            why = f"{kind} ({len(wrong)})" + (", property order only" if all(wrong) and order else "")
+        elif ours.code == "unsatisfiable" and case.tests and not any(valid for _, valid in case.tests):
+            self.unsatisfiable_exact += 1
+            return
+        else:
+            why = f"{ours.status}: {ours.code}"
+        self.failing.append({"case": case.location, "description": case.description, "why": why})
 
     def ratio(self) -> float | None:
         ours, raw = (percentile(self.both_compiled_ms[e], 50) for e in ENGINES)
@@ -160,6 +185,9 @@ class SectionStats:
             "validator_disagreement_list": self.validator_disagreement_list,
             "validator_unjudged_by_file": dict(self.validator_errors.most_common()),
             "default_policy_rejected_by": dict(self.default_policy_rejected.most_common()),
+            "groups_passing": self.passing,
+            "groups_unsatisfiable_exact": self.unsatisfiable_exact,
+            "groups_failing": self.failing,
             "tokenizer_mismatches": self.tokenizer_mismatches,
             "cpu_s": round(self.cpu_s, 2),
             "slowest_cases_cpu_s": [{"case": c, "cpu_s": round(t, 3)} for t, c in self.slowest],
@@ -175,6 +203,7 @@ class Report:
     upgrade_drafts: bool
     jobs: int
     key_order: str = "schema"
+    ref_map: dict[str, str] = field(default_factory=dict)  # remote documents served from folders
     wall_s: float = 0.0
     sections: dict[str, SectionStats] = field(default_factory=dict)
     validator_note: str = ""
@@ -203,6 +232,7 @@ class Report:
             "vocab_size": self.vocab_size,
             "upgrade_drafts": self.upgrade_drafts,
             "key_order": self.key_order,
+            "ref_map": self.ref_map,
             "jobs": self.jobs,
             "wall_s": round(self.wall_s, 2),
             "cpu_s": round(sum(s.cpu_s for s in self.sections.values()), 2),
