@@ -84,3 +84,28 @@ def _walk(matcher: Any, preferred: bytes, last: bytes) -> str | None:
 def _reason(matcher: object) -> str:
     text = (matcher.get_error() or "parser error").splitlines()[0]  # type: ignore[attr-defined]
     return text[:200]
+
+
+def terminal_admits(body: str, definitions: list[str]) -> bool:
+    """Whether the Lark terminal expression `body` (naming terminals that `definitions`, lines
+    `NAME: expr`, define) matches some text. False only where llguidance proves it empty: the
+    first mask of a grammar holding that one lexeme allows no byte, reported as "NoExtensionBias"
+    (its lexer's relevance check found the lexeme dead). Any other outcome, a fuel limit or
+    llguidance's own refusal included, counts as non-empty: a terminal kept for non-empty can
+    at worst leave a dead end `schemac verify` reports, never admit an invalid text."""
+    import json
+
+    import llguidance
+
+    from schemac.emit.lark_strings import byte_tokenizer
+
+    text = "\n".join(["start: PROBE", f"PROBE: {body}", *definitions]) + "\n"
+    grammar = json.dumps({"grammars": [{"lark_grammar": text}]})
+    try:
+        matcher = on_big_stack(lambda: llguidance.LLMatcher(byte_tokenizer(), grammar, log_level=0))
+        mask = matcher.compute_bitmask()
+    except Exception:  # noqa: BLE001 - llguidance's own refusal: unknown, so non-empty
+        return True
+    if matcher.is_error():
+        return (matcher.get_error() or "").splitlines()[0].strip() != "NoExtensionBias"
+    return any(mask) or matcher.is_accepting()

@@ -144,6 +144,9 @@ class Writer:
         self.sep, self.ksep = f"{prefix.upper()}SEP", f"{prefix.upper()}KSEP"
         self.check_unsat = check_unsat
         self.rules: list[str] = []
+        #: terminal name → its expression, and → whether it matches some text (`admits`)
+        self.bodies: dict[str, str] = {}
+        self.admitted: dict[str, bool] = {}
         self.memo: dict[str, str | None] = {}
         #: definition rules whose body is being written → whether a reference to one was handed out
         self.open_definitions: dict[str, bool] = {}
@@ -184,7 +187,32 @@ class Writer:
             name = self.name(prefix)
             self.rules.append(f"{name}: {body}")
             self.memo[key] = name
+            self.bodies[name] = body
         return str(self.memo[key])
+
+    def admits(self, name: str) -> bool:
+        """Whether terminal `name` matches some text (`lark_probe.terminal_admits`, memoised).
+
+        A rule that reaches an empty terminal is a dead end: llguidance admits every byte up
+        to it and then nothing (`NoExtensionBias`, only EOS allowed), so an engine returns the
+        unfinished text. Only intersections and complements (`&`, `~`) can be empty where
+        their parts are not, so only those are probed; the rest are non-empty by construction."""
+        if name not in self.admitted:
+            body = self.bodies[name]
+            if "&" not in body and "~" not in body:
+                self.admitted[name] = True
+            else:
+                from schemac.emit.lark_probe import terminal_admits
+
+                self.budget.check_deadline("")
+                needed, todo = [], [name]
+                while todo:
+                    for word in _identifiers(self.bodies[todo.pop()]):
+                        if word in self.bodies and word not in needed:
+                            needed.append(word)
+                            todo.append(word)
+                self.admitted[name] = terminal_admits(body, [f"{n}: {self.bodies[n]}" for n in needed])
+        return self.admitted[name]
 
     @staticmethod
     def key_of(node: Schema) -> str:
