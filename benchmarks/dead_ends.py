@@ -72,6 +72,8 @@ def main(argv: list[str] | None = None) -> int:
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         for out in pool.map(check, jobs, chunksize=4):
             totals["files"] += 1
+            if totals["files"] % 500 == 0:
+                print(f"... {totals['files']:,} files, {time.perf_counter() - started:.0f} s", flush=True)
             totals["compiled"] += out["compiled"]
             if "crash" in out:
                 totals["crashes"] += 1

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 #: and at most this many groups (each subset past `MAX_CLASSES` costs an llguidance probe).
 MAX_CLASSES = 15
 MAX_PATTERNS = 8
+#: Finite key classes are counted up to this many keys (`extra_keys`); past it, unbounded.
+MAX_COUNTED_KEYS = 64
 #: Upper bound on the rules of one object's listed-key sequence (times the owed witness sets).
 MAX_OBJECT_STATES = 4096
 
@@ -108,6 +110,38 @@ def extras(w: "Writer", node: dict[str, Any], taken_keys: list[str], pointer: st
         body = canonical_string_terminal() + (" & ~(" + " | ".join(excluded) + ")" if excluded else "")
         add("KA", body, conj([extra] + [e["value"] for e in every]), child_pointer(pointer, "additionalProperties"))
     return out
+
+
+def extra_keys(w: "Writer", classes: list[Extra]) -> int | None:
+    """How many distinct keys the extras `classes` hold together, or None when unbounded or more
+    than `MAX_COUNTED_KEYS`. A key terminal matches one canonical spelling per key and the
+    classes are disjoint, so counting their texts counts keys. The grammar counts entries, not
+    distinct keys: without this bound, `minProperties` past the keys that exist compiles to a
+    grammar that leads the model into duplicate keys, which no valid answer holds."""
+    total = 0
+    for term, _, _, _ in classes:
+        n = w.strings(term, MAX_COUNTED_KEYS - total)
+        if n is None:
+            return None
+        total += n
+    return total
+
+
+def key_bounds(w: "Writer", classes: list[Extra], listed_keys: int, lo: int, hi: int | None) -> tuple[int, int | None]:
+    """(minProperties, maxProperties) of an object with `listed_keys` writable listed keys and
+    extras `classes`, maxProperties lowered to the keys that exist where the count can reach
+    past the listed keys and the extras are finite (`extra_keys`); lo > hi then means no object
+    is valid. An unbounded maximum stays unbounded while the minimum fits (the rule states grow
+    with the bound)."""
+    if lo <= listed_keys and (hi is None or hi <= listed_keys):
+        return lo, hi
+    n = extra_keys(w, classes)
+    if n is None:
+        return lo, hi
+    top = listed_keys + n
+    if hi is None:
+        return lo, (top if lo > top else None)
+    return lo, min(hi, top)
 
 
 def _class_body(terms: list[str], chosen: tuple[bool, ...]) -> str:

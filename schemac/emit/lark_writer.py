@@ -147,6 +147,7 @@ class Writer:
         #: terminal name → its expression, and → whether it matches some text (`admits`)
         self.bodies: dict[str, str] = {}
         self.admitted: dict[str, bool] = {}
+        self.counted: dict[tuple[str, int], int | None] = {}
         self.memo: dict[str, str | None] = {}
         #: definition rules whose body is being written → whether a reference to one was handed out
         self.open_definitions: dict[str, bool] = {}
@@ -205,14 +206,31 @@ class Writer:
                 from schemac.emit.lark_probe import terminal_admits
 
                 self.budget.check_deadline("")
-                needed, todo = [], [name]
-                while todo:
-                    for word in _identifiers(self.bodies[todo.pop()]):
-                        if word in self.bodies and word not in needed:
-                            needed.append(word)
-                            todo.append(word)
-                self.admitted[name] = terminal_admits(body, [f"{n}: {self.bodies[n]}" for n in needed])
+                self.admitted[name] = terminal_admits(body, self.definitions(name))
         return self.admitted[name]
+
+    def strings(self, name: str, limit: int) -> int | None:
+        """How many texts terminal `name` matches (`lark_probe.terminal_strings`, memoised);
+        None when unbounded or more than `limit`."""
+        key = (name, limit)
+        if key not in self.counted:
+            from schemac.emit.lark_probe import terminal_strings
+
+            self.budget.check_deadline("")
+            self.counted[key] = terminal_strings(self.bodies[name], self.definitions(name), limit)
+        return self.counted[key]
+
+    def definitions(self, name: str) -> list[str]:
+        """The `NAME: expr` lines of the terminals terminal `name`'s expression names, at any
+        depth (what a probe grammar holding that one terminal needs)."""
+        needed: list[str] = []
+        todo = [name]
+        while todo:
+            for word in _identifiers(self.bodies[todo.pop()]):
+                if word in self.bodies and word not in needed:
+                    needed.append(word)
+                    todo.append(word)
+        return [f"{n}: {self.bodies[n]}" for n in needed]
 
     @staticmethod
     def key_of(node: Schema) -> str:

@@ -222,15 +222,15 @@ def every_order_promised(lowered: Any) -> bool:
 def verify_schema(schema: Any, *, depth: int = DEFAULT_DEPTH, max_nodes: int = DEFAULT_MAX_NODES,
                   time_s: float = DEFAULT_TIME_S, cross_check: bool = False, canonical: int = 3000,
                   key_order: str = "schema", live: bool = True, live_bound: int = DEFAULT_BOUND,
-                  live_nodes: int = DEFAULT_NODES, **compile_options: Any) -> VerifyReport:
+                  live_nodes: int = DEFAULT_NODES, live_depth: int | None = None, **compile_options: Any) -> VerifyReport:
     """Compile `schema` and check its grammar against final validation (see the module docstring).
 
     `depth` bounds the walk in alphabet tokens; `max_nodes` and `time_s` bound its work (the
     report's `cut` says when one was reached); `canonical` is how many canonical instance values
     to check (0: none). `key_order` and `compile_options` go to `schemac.compile`; under "any",
     canonical objects must be admitted in every key order (`every_order_promised`). `live`:
-    check every walked prefix for liveness too (`live.Search`: `live_bound` more tokens,
-    `live_nodes` nodes per prefix)."""
+    check every walked prefix (of at most `live_depth` tokens, default `depth`) for liveness
+    too (`live.Search`: `live_bound` more tokens, `live_nodes` nodes per prefix)."""
     import schemac
 
     started = time.monotonic()
@@ -243,13 +243,14 @@ def verify_schema(schema: Any, *, depth: int = DEFAULT_DEPTH, max_nodes: int = D
     every_order = key_order == "any" and every_order_promised(artifact.lowered)
     return verify_grammar(artifact.schema, artifact.grammar, depth=depth, max_nodes=max_nodes, time_s=time_s,
                           cross_check=cross_check, canonical=canonical, every_order=every_order, started=started,
-                          live=live, live_bound=live_bound, live_nodes=live_nodes)
+                          live=live, live_bound=live_bound, live_nodes=live_nodes, live_depth=live_depth)
 
 
 def verify_grammar(source: Any, grammar_text: str, *, depth: int = DEFAULT_DEPTH, max_nodes: int = DEFAULT_MAX_NODES,
                    time_s: float = DEFAULT_TIME_S, cross_check: bool = False, canonical: int = 3000,
                    every_order: bool = False, started: float | None = None, live: bool = True,
-                   live_bound: int = DEFAULT_BOUND, live_nodes: int = DEFAULT_NODES) -> VerifyReport:
+                   live_bound: int = DEFAULT_BOUND, live_nodes: int = DEFAULT_NODES,
+                   live_depth: int | None = None) -> VerifyReport:
     """`verify_schema`'s checks of `grammar_text` against the (resolved 2020-12) schema `source`;
     `every_order`: a canonical object must be admitted in every order of its keys, not just one."""
     from schemac.verify.alphabet import candidate_values, render, tokens_for
@@ -263,7 +264,7 @@ def verify_grammar(source: Any, grammar_text: str, *, depth: int = DEFAULT_DEPTH
     report.alphabet = len(alphabet)
 
     walked = grammar.walk(depth, max_nodes, started + time_s, is_valid=judge.accepted if live else None,
-                          bound=live_bound, search_nodes=live_nodes)
+                          bound=live_bound, search_nodes=live_nodes, live_depth=live_depth)
     report.nodes, report.cut = walked.nodes, walked.cut
     report.dead_ends, report.dead_end_count = walked.dead_ends[:KEEP], len(walked.dead_ends)
     report.live_checked, report.undecided_count = walked.live_checked, len(walked.undecided)

@@ -4,12 +4,14 @@ A grammar can be exact on whole texts and still lead the model into a dead end: 
 admits from which no text the schema accepts can be reached (llguidance then stops with
 `NoExtensionBias` and allows only EOS, so the engine returns the unfinished text with
 `finish_reason="stop"`). `Search.complete` looks for a completion below a matcher: depth-first,
-at most `bound` more tokens, closing tokens first (so the shortest way out is usually the first
-one tried), over the walk's alphabet and then every printable ASCII byte the mask allows. It
+at most `bound` more tokens, closing tokens first and quoted literals the text already holds
+last (so the shortest way out, with no repeated key, is usually the first one tried), over the walk's alphabet and then every printable ASCII byte the mask allows. It
 answers True (a completion the final validator accepts was found), None (undecided: a path
 reached the bound, the node budget ran out, or the mask allowed a byte outside that vocabulary)
 or False, a proof: every continuation gets stuck within the bound, so no text of any length
-extends the prefix. "Stuck" is llguidance's own verdict (an error state such as
+extends the prefix. Inside a string only the closing quote and two more tokens are tried (a
+string's characters are alike, and trying them all is where a depth-first search loses its
+budget); a node cut that way can no longer give a proof. "Stuck" is llguidance's own verdict (an error state such as
 `NoExtensionBias`, or an empty mask), collected in `stuck`; a complete text the final validator
 refuses (unsound, reported by the walk) is no way out either. What it cannot prove: a prefix
 from which every path runs on for ever (an unbounded array or string that can never close) is
@@ -23,6 +25,8 @@ from typing import Any, Callable
 #: default bounds of one prefix's search: more tokens, and nodes visited
 DEFAULT_BOUND = 24
 DEFAULT_NODES = 400
+#: tokens tried at a node inside a string (the closing quote first); a node cut to these is undecided
+IN_STRING = 3
 
 
 def is_stuck(matcher: Any, mask: bytes) -> bool:
@@ -83,9 +87,11 @@ class Search:
     def __post_init__(self) -> None:
         ascii_ids = [b for b in range(0x20, 0x7F) if b not in self.walk_ids]
         self.order = sorted(self.walk_ids, key=lambda t: _rank(self.token_bytes[t])) + ascii_ids
-        quote = self.order.index(ord('"')) if ord('"') in self.order else None
-        #: inside a string: the closing quote first
-        self.string_order = self.order if quote is None else [self.order[quote]] + self.order[:quote] + self.order[quote + 1:]
+        #: inside a string: the closing quote first, and the brackets (plain characters there) last
+        ends = [t for t in self.order if self.token_bytes[t] in (b"}", b"]")]
+        self.string_order = ([ord('"')] if ord('"') in self.order else []) + [
+            t for t in self.order if t != ord('"') and t not in ends] + ends
+        self.quoted = [t for t in self.order if len(self.token_bytes[t]) > 1 and self.token_bytes[t][:1] == b'"']
         #: single bytes the search never takes: a mask that allows one leaves the node undecided
         self.others = [b for b in range(256) if b not in set(self.order)]
 
@@ -96,6 +102,15 @@ class Search:
             except UnicodeDecodeError:
                 self.verdicts[text] = False
         return self.verdicts[text]
+
+    def _ordered(self, text: bytes) -> list[int]:
+        """The tokens to try after `text`: the closing quote first inside a string; elsewhere
+        `order` with the quoted literals `text` already holds moved last (a repeated key never
+        leads to a valid answer, and a search that tries it first spends its budget there)."""
+        if in_string(text):
+            return self.string_order
+        held = [t for t in self.quoted if self.token_bytes[t] in text]
+        return [t for t in self.order if t not in held] + held if held else self.order
 
     def complete(self, matcher: Any, prefix: bytes) -> bool | None:
         """Whether an accepted text extends `prefix` (the text of `matcher`, whose history only
@@ -116,12 +131,18 @@ class Search:
             if room == 0:
                 return None  # the bound: nothing found yet below this node, nothing proven either
             undecided = any(self.allowed(mask, b) for b in self.others)
-            for t in self.string_order if in_string(text) else self.order:
+            inside = in_string(text)
+            tried = 0
+            for t in self.string_order if inside else self._ordered(text):
                 if not self.allowed(mask, t) and (t < 256 or not self.allowed(mask, self.token_bytes[t][0])
                                                   or m.validate_tokens([t]) != 1):
                     continue
+                if inside and tried == IN_STRING:  # a string's characters are alike: a few stand for all
+                    undecided = True  # (so no proof is drawn from a string cut short)
+                    break
+                tried += 1
                 nxt = text + self.token_bytes[t]
-                if nxt in seen and seen[nxt][0] >= room - 1:  # the same bytes, walked with as much room
+                if nxt in seen and (seen[nxt][1] is False or seen[nxt][0] >= room - 1):  # walked: dead, or with as much room
                     undecided |= seen[nxt][1] is None
                     continue
                 left[0] -= 1

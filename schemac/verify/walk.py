@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from schemac.native import on_big_stack
-from schemac.verify.live import DEFAULT_BOUND, DEFAULT_NODES, Search, is_stuck
+from schemac.verify.live import DEFAULT_BOUND, DEFAULT_NODES, Search, in_string, is_stuck
 
 
 @dataclass
@@ -91,13 +91,19 @@ class Grammar:
 
     def walk(self, depth: int, max_nodes: int, deadline: float,
              on_text: Callable[[str], None] | None = None, is_valid: Callable[[str], bool] | None = None,
-             bound: int = DEFAULT_BOUND, search_nodes: int = DEFAULT_NODES) -> WalkResult:
+             bound: int = DEFAULT_BOUND, search_nodes: int = DEFAULT_NODES, live_depth: int | None = None) -> WalkResult:
         """Every complete text of at most `depth` tokens, depth-first, within the budgets. With
-        `is_valid` (the final validator's verdict on a text), every walked prefix is also checked
-        for liveness: it is live when an accepted text lies below it in the walk, else a
-        `live.Search` of `bound` more tokens and `search_nodes` nodes decides it, so a dead end
-        is reported whatever the walk's depth. Without it, only stuck prefixes are reported."""
+        `is_valid` (the final validator's verdict on a text), every walked prefix that does not
+        end inside a string is also checked for liveness: it is live when an accepted text lies
+        below it in the walk, else a `live.Search` of `bound` more tokens and `search_nodes`
+        nodes decides it, so a dead end is reported whatever the walk's depth. A prefix inside a
+        string is left to the prefixes after its string closes (a string's characters are
+        alike, and searching from each would cost the walk its budget); a stuck one is still
+        reported. `live_depth` (default: `depth`) checks only prefixes of at most that many
+        tokens (the walk's leaves are most of its prefixes; their parents' searches cover them
+        more cheaply). Without `is_valid`, only stuck prefixes are reported."""
         result = WalkResult()
+        live_depth = depth if live_depth is None else live_depth
         seen: dict[bytes, int] = {}  # prefix → the most tokens left when it was walked
         allowed = self._allowed
         texts: dict[bytes, bool] = {}  # complete text → accepted?
@@ -149,8 +155,8 @@ class Grammar:
                         raise AssertionError(f"llguidance refused token {token_bytes[t]!r} its own mask allowed "
                                              f"after {prefix!r}: {child.get_error()}")
                     live |= visit(child, nxt, left - 1)
-            if search is None or result.cut is not None:
-                return live
+            if search is None or result.cut is not None or depth - left > live_depth or (not live and in_string(prefix)):
+                return live  # inside a string: its way out is a prefix after the string, checked there
             result.live_checked += 1
             if live:
                 search.live.add(prefix)
