@@ -19,6 +19,7 @@ undecided, never dead.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -83,6 +84,8 @@ class Search:
     stuck: dict[bytes, None] = field(default_factory=dict)
     verdicts: dict[bytes, bool] = field(default_factory=dict)
     spent: int = 0  # nodes visited by every search so far
+    #: `time.monotonic()` past which every search answers None (the walk's own time budget)
+    deadline: float = float("inf")
 
     def __post_init__(self) -> None:
         ascii_ids = [b for b in range(0x20, 0x7F) if b not in self.walk_ids]
@@ -147,7 +150,8 @@ class Search:
                     continue
                 left[0] -= 1
                 self.spent += 1
-                if left[0] < 0:
+                if left[0] < 0 or self.spent & 63 == 0 and time.monotonic() > self.deadline:
+                    left[0] = -1
                     return None
                 child = m.deep_copy()  # a fork: never consume + rollback (walk.py's docstring)
                 if not child.consume_token(t):

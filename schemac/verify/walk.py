@@ -111,7 +111,7 @@ class Grammar:
         walk_ids = self.walk_ids
         token_bytes = self.token_bytes
         search = None if is_valid is None else Search(allowed, token_bytes, walk_ids, self.eos, is_valid,
-                                                     bound, search_nodes)
+                                                     bound, search_nodes, deadline=deadline)
 
         def visit(m: Any, prefix: bytes, left: int) -> bool:
             """Walk below `m` (a matcher at `prefix` whose history only went forward); whether an
@@ -162,6 +162,9 @@ class Grammar:
                 search.live.add(prefix)
                 return True
             found = search.complete(m, prefix)
+            if found is None and time.monotonic() > deadline:
+                result.cut = "time budget spent"
+                return False
             if found is False:
                 dead[prefix] = None
             elif found is None:
