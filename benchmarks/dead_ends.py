@@ -8,9 +8,10 @@ For each MaskBench file in DIR (default /work/shared/conformance/maskbench; sort
 walked to `--depth` alphabet tokens and every walked prefix is checked for liveness
 (`schemac.verify.live`): a dead end is an admitted prefix no accepted text extends (llguidance
 stuck there, or every way on gets stuck within `--bound` tokens). Prints each schema with a dead
-end (its first prefixes), then totals: files, compiled, schemas with dead ends, dead-end
-prefixes, prefixes checked and undecided, walks cut by their budget, unsound texts, crashes,
-seconds. Exit 1 when a dead end, an unsound text or a crash was found.
+end (its first prefixes) as it is done, running totals every 250 files, then the totals: files,
+compiled, schemas with dead ends, dead-end prefixes, prefixes checked and undecided, walks cut
+by their budget, unsound texts, crashes, seconds. Exit 1 when a dead end, an unsound text or a
+crash was found.
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ import argparse
 import json
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
@@ -70,10 +71,12 @@ def main(argv: list[str] | None = None) -> int:
                             "unsound", "crashes"), 0)
     started = time.perf_counter()
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        for out in pool.map(check, jobs, chunksize=4):
+        for done in as_completed([pool.submit(check, job) for job in jobs]):
+            out = done.result()
             totals["files"] += 1
-            if totals["files"] % 500 == 0:
-                print(f"... {totals['files']:,} files, {time.perf_counter() - started:.0f} s", flush=True)
+            if totals["files"] % 250 == 0:
+                print(f"... {time.perf_counter() - started:.0f} s: " + ", ".join(f"{k} {v:,}" for k, v in totals.items()),
+                      flush=True)
             totals["compiled"] += out["compiled"]
             if "crash" in out:
                 totals["crashes"] += 1

@@ -144,3 +144,15 @@ def test_counted_key_terminals() -> None:
     assert terminal_strings('/"a"/ & /"b"/', [], 64) == 0
     assert terminal_strings('/"[a-z]*"/', [], 64) is None
     assert terminal_strings('/"[0-9]"/', [], 9) is None
+
+
+def test_dead_end_benchmark_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`benchmarks.dead_ends` on MaskBench-shaped files: the pnmp3 case is clean (exit 0), the
+    unsatisfiable one is counted as not compiled, and the totals line is printed."""
+    from benchmarks.dead_ends import main
+
+    for case in CASES[:3]:
+        (tmp_path / f"{case['name']}.json").write_text(json.dumps({"schema": case["schema"]}), encoding="utf-8")
+    assert main([str(tmp_path), "--limit", "2", "-j", "1", "--max-nodes", "300"]) == 0
+    totals = capsys.readouterr().out.splitlines()[-1]
+    assert "files 2, compiled 1, with dead ends 0, dead ends 0" in totals, totals
