@@ -55,6 +55,19 @@ def _rank(token: bytes) -> int:
     return 5
 
 
+def _string_end(token: bytes) -> int:
+    """The length of the JSON string `token` opens with (the whole token if it never closes)."""
+    escaped = False
+    for i, byte in enumerate(token[1:], 1):
+        if escaped:
+            escaped = False
+        elif byte == 0x5C:
+            escaped = True
+        elif byte == 0x22:
+            return i + 1
+    return len(token)
+
+
 def in_string(text: bytes) -> bool:
     """Whether `text` (a prefix of JSON) ends inside a string: an odd number of unescaped quotes."""
     inside = escaped = False
@@ -94,7 +107,9 @@ class Search:
         ends = [t for t in self.order if self.token_bytes[t] in (b"}", b"]")]
         self.string_order = ([ord('"')] if ord('"') in self.order else []) + [
             t for t in self.order if t != ord('"') and t not in ends] + ends
-        self.quoted = [t for t in self.order if len(self.token_bytes[t]) > 1 and self.token_bytes[t][:1] == b'"']
+        #: quoted-literal tokens → their string alone (`"a"` of `"a": `): a key with either separator is held
+        self.quoted = {t: self.token_bytes[t][:_string_end(self.token_bytes[t])] for t in self.order
+                       if len(self.token_bytes[t]) > 1 and self.token_bytes[t][:1] == b'"'}
         #: single bytes the search never takes: a mask that allows one leaves the node undecided
         self.others = [b for b in range(256) if b not in set(self.order)]
 
@@ -108,11 +123,11 @@ class Search:
 
     def _ordered(self, text: bytes) -> list[int]:
         """The tokens to try after `text`: the closing quote first inside a string; elsewhere
-        `order` with the quoted literals `text` already holds moved last (a repeated key never
+        `order` with the keys `text` already holds moved last, in either spelling (a repeated key never
         leads to a valid answer, and a search that tries it first spends its budget there)."""
         if in_string(text):
             return self.string_order
-        held = [t for t in self.quoted if self.token_bytes[t] in text]
+        held = [t for t, q in self.quoted.items() if q + b":" in text or q + b": " in text]
         return [t for t in self.order if t not in held] + held if held else self.order
 
     def complete(self, matcher: Any, prefix: bytes) -> bool | None:
