@@ -4,9 +4,9 @@ A grammar can be exact on whole texts and still lead the model into a dead end: 
 admits from which no text the schema accepts can be reached (llguidance then stops with
 `NoExtensionBias` and allows only EOS, so the engine returns the unfinished text with
 `finish_reason="stop"`). `Search.complete` looks for a completion below a matcher: depth-first,
-at most `bound` more tokens, closing tokens first and quoted literals the text already holds
-last (so the shortest way out, with no repeated key, is usually the first one tried), over the walk's alphabet and then every printable ASCII byte the mask allows. It
-answers True (a completion the final validator accepts was found), None (undecided: a path
+at most `bound` more tokens, closing tokens first and keys the text already holds last (so the
+shortest way out, with no repeated key, is usually the first one tried), over the walk's
+alphabet and then every printable ASCII byte the mask allows. It answers True (a completion the final validator accepts was found), None (undecided: a path
 reached the bound, the node budget ran out, or the mask allowed a byte outside that vocabulary)
 or False, a proof: every continuation gets stuck within the bound, so no text of any length
 extends the prefix. Inside a string only the closing quote and two more tokens are tried (a
