@@ -6,7 +6,7 @@ Depths are chosen so the whole file runs in about two minutes on 2 cores (keys n
 `{`, `"\\u0062":`, a value, `}`); `benchmarks/verify_deep.py` walks deeper and prints figures.
 Liveness (no dead ends, issue 27) is checked on every walked prefix one token short of the walk's
 depth (`live_depth`): the leaves are most of the prefixes, and their parents' searches cover
-them for a fifth of the cost (about 4 s of CPU for the file, against 19 s for all prefixes).
+them for a fifth of the cost (liveness adds about 4 s of CPU to the file, 19 s on all prefixes).
 
 A case that fails for a reason being fixed elsewhere is named in `KNOWN` (a strict xfail, so
 the fix makes it fail here until its entry is removed); today none is.
