@@ -202,6 +202,8 @@ def witness_entry(w: "Writer", classes: list[Extra], keys: str, values: list[Sch
     and every one of `values`; None when no such entry exists. A class whose keys miss the
     witness classes (an empty intersection, `Writer.admits`) gives no alternative: written, it
     would let the model open an object that can never close (`Handwritten---pnmp3`)."""
+    if not w.admits_body(keys):  # the witness classes alone meet nowhere: one probe, not one per class
+        return None
     alts = [f"{key} {w.ksep} {rule}" for term, schema, here, _ in classes
             if w.admits(key := w.terminal("KW", f"{term} & {keys}"))
             and (rule := w.value(conj([schema, *values]), here)) is not None]

@@ -144,7 +144,7 @@ class Writer:
         self.sep, self.ksep = f"{prefix.upper()}SEP", f"{prefix.upper()}KSEP"
         self.check_unsat = check_unsat
         self.rules: list[str] = []
-        #: terminal name → its expression, and → whether it matches some text (`admits`)
+        #: terminal name → its expression; expression → whether it matches some text (`admits`)
         self.bodies: dict[str, str] = {}
         self.admitted: dict[str, bool] = {}
         self.counted: dict[tuple[str, int], int | None] = {}
@@ -198,16 +198,20 @@ class Writer:
         to it and then nothing (`NoExtensionBias`, only EOS allowed), so an engine returns the
         unfinished text. Only intersections and complements (`&`, `~`) can be empty where
         their parts are not, so only those are probed; the rest are non-empty by construction."""
-        if name not in self.admitted:
-            body = self.bodies[name]
-            if "&" not in body and "~" not in body:
-                self.admitted[name] = True
+        return self.admits_body(self.bodies[name])
+
+    def admits_body(self, body: str) -> bool:
+        """`admits` for a terminal expression over this writer's terminals (memoised by text)."""
+        if body not in self.admitted:
+            definitions = self.definitions(body)
+            if not any("&" in text or "~" in text for text in [body, *definitions]):
+                self.admitted[body] = True
             else:
                 from schemac.emit.lark_probe import terminal_admits
 
                 self.budget.check_deadline("")
-                self.admitted[name] = terminal_admits(body, self.definitions(name))
-        return self.admitted[name]
+                self.admitted[body] = terminal_admits(body, definitions)
+        return self.admitted[body]
 
     def strings(self, name: str, limit: int) -> int | None:
         """How many texts terminal `name` matches (`lark_probe.terminal_strings`, memoised);
@@ -220,16 +224,16 @@ class Writer:
             self.counted[key] = terminal_strings(self.bodies[name], self.definitions(name), limit)
         return self.counted[key]
 
-    def definitions(self, name: str) -> list[str]:
-        """The `NAME: expr` lines of the terminals terminal `name`'s expression names, at any
-        depth (what a probe grammar holding that one terminal needs)."""
+    def definitions(self, body: str) -> list[str]:
+        """The `NAME: expr` lines of the terminals the expression `body` (or a terminal's name)
+        names, at any depth (what a probe grammar holding that one expression needs)."""
         needed: list[str] = []
-        todo = [name]
+        todo = [self.bodies.get(body, body)]
         while todo:
-            for word in _identifiers(self.bodies[todo.pop()]):
+            for word in _identifiers(todo.pop()):
                 if word in self.bodies and word not in needed:
                     needed.append(word)
-                    todo.append(word)
+                    todo.append(self.bodies[word])
         return [f"{n}: {self.bodies[n]}" for n in needed]
 
     @staticmethod
