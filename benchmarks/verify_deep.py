@@ -57,7 +57,7 @@ def main() -> int:
         totals["unsound"] += report.unsound_count
         totals["refused"] += report.refused_count
         totals["disagreements"] += report.disagreement_count
-        totals["dead ends"] += len(report.dead_ends)
+        totals["dead ends"] += report.dead_end_count
         totals["cut"] += report.cut is not None
         if not report.ok:
             totals["not clean"] += 1

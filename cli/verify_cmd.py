@@ -58,7 +58,8 @@ def verify(schema_file: Path, depth: int, max_nodes: int, time_s: float, cross_c
         for c in [c for kind in ("unsound", "refused", "disagreement") for c in report.first(kind)]:
             click.echo(f"  {c.kind}: {json.dumps(c.text, ensure_ascii=False)}  {c.detail}")
         for text in report.dead_ends:
-            click.echo(f"  dead end: after {json.dumps(text, ensure_ascii=False)} the grammar allows no byte and cannot stop")
+            click.echo(f"  dead end: the grammar admits {json.dumps(text, ensure_ascii=False)}, and no answer the schema "
+                       "accepts follows it (llguidance allows only EOS there, or on every way on)")
     if report.status == "rejected" and {d.code for d in report.diagnostics} & _NOT_A_SCHEMA:
         sys.exit(2)
     sys.exit(0 if report.ok else 1)

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 #: and at most this many groups (each subset past `MAX_CLASSES` costs an llguidance probe).
 MAX_CLASSES = 15
 MAX_PATTERNS = 8
+#: Finite key classes are counted up to this many keys (`extra_keys`); past it, unbounded.
+MAX_COUNTED_KEYS = 64
 #: Upper bound on the rules of one object's listed-key sequence (times the owed witness sets).
 MAX_OBJECT_STATES = 4096
 
@@ -80,9 +82,11 @@ def extras(w: "Writer", node: dict[str, Any], taken_keys: list[str], pointer: st
     out: list[Extra] = []
 
     def add(prefix: str, body: str, schema: Schema, here: str) -> None:
-        rule = w.value(schema, here)
-        if rule is not None:
-            out.append((w.terminal(prefix, body), schema, here, rule))
+        """One class, unless no key is in it (`Writer.admits`: an empty key terminal written
+        into a rule is a dead end) or no value satisfies its schema."""
+        term = w.terminal(prefix, body)
+        if w.admits(term) and (rule := w.value(schema, here)) is not None:
+            out.append((term, schema, here, rule))
 
     for key in literals:  # a `^name$` pattern's key: the conj of every pattern that matches it
         matching = [p for p in patterns if p in literals[key] or key_matches(p, key, pointer)]
@@ -108,37 +112,55 @@ def extras(w: "Writer", node: dict[str, Any], taken_keys: list[str], pointer: st
     return out
 
 
+def extra_keys(w: "Writer", classes: list[Extra]) -> int | None:
+    """How many distinct keys the extras `classes` hold together, or None when unbounded or more
+    than `MAX_COUNTED_KEYS`. A key terminal matches one canonical spelling per key and the
+    classes are disjoint, so counting their texts counts keys. The grammar counts entries, not
+    distinct keys: without this bound, `minProperties` past the keys that exist compiles to a
+    grammar that leads the model into duplicate keys, which no valid answer holds."""
+    total = 0
+    for term, _, _, _ in classes:
+        n = w.strings(term, MAX_COUNTED_KEYS - total)
+        if n is None:
+            return None
+        total += n
+    return total
+
+
+def key_bounds(w: "Writer", classes: list[Extra], listed_keys: int, lo: int, hi: int | None) -> tuple[int, int | None]:
+    """(minProperties, maxProperties) of an object with `listed_keys` writable listed keys and
+    extras `classes`, maxProperties lowered to the keys that exist where the count can reach
+    past the listed keys and the extras are finite (`extra_keys`); lo > hi then means no object
+    is valid. An unbounded maximum stays unbounded while the minimum fits (the rule states grow
+    with the bound)."""
+    if lo <= listed_keys and (hi is None or hi <= listed_keys):
+        return lo, hi
+    n = extra_keys(w, classes)
+    if n is None:
+        return lo, hi
+    top = listed_keys + n
+    if hi is None:
+        return lo, (top if lo > top else None)
+    return lo, min(hi, top)
+
+
 def _class_body(terms: list[str], chosen: tuple[bool, ...]) -> str:
     """The terminal expression of the keys in exactly the `chosen` pattern groups."""
     return " & ".join([t for t, c in zip(terms, chosen) if c] + [f"~{t}" for t, c in zip(terms, chosen) if not c])
 
 
 def _some_key(bodies: dict[str, list[str]], body: str) -> bool:
-    """Whether some key may be in the class `body` (group terms `bodies` spell out): False only
-    where llguidance proves its terminal empty (its first mask allows no byte, reported as the
-    error "NoExtensionBias": the lexer's relevance check found every lexeme dead); any other
-    error, a fuel limit included, counts as non-empty. A class taken for empty is left
-    unwritten, which refuses its keys and admits nothing more."""
-    import json
-
-    import llguidance
-
-    from schemac.emit.lark_strings import byte_tokenizer
+    """Whether some key may be in the class `body` (group terms `bodies` spell out), by
+    `lark_probe.terminal_admits`: a class taken for empty is left unwritten, which refuses its
+    keys and admits nothing more."""
+    from schemac.emit.lark_probe import terminal_admits
 
     defs = []
     for i, (term, parts) in enumerate(bodies.items()):
         name = f"G{i}"
         defs.append(f"{name}: " + " | ".join(f"({p})" for p in parts))
         body = body.replace(term, f"({name})")
-    grammar = json.dumps({"grammars": [{"lark_grammar": "\n".join(["start: K", f"K: {body}", *defs]) + "\n"}]})
-    try:
-        matcher = llguidance.LLMatcher(byte_tokenizer(), grammar, log_level=0)
-        mask = matcher.compute_bitmask()
-    except Exception:  # llguidance's own refusal: unknown, so non-empty
-        return True
-    if matcher.is_error():
-        return (matcher.get_error() or "").splitlines()[0].strip() != "NoExtensionBias"
-    return any(mask) or matcher.is_accepting()
+    return terminal_admits(body, defs)
 
 
 def _literal(pattern: str) -> str | None:
@@ -177,9 +199,14 @@ def class_terminal(w: "Writer", witness: dict[str, Any], pointer: str) -> str:
 def witness_entry(w: "Writer", classes: list[Extra], keys: str, values: list[Schema]) -> str | None:
     """A rule for one extra entry that discharges witnesses: per extras class, a key in that class
     and in `keys` (a terminal expression of the witness classes), its value in the class's schema
-    and every one of `values`; None when no such entry exists."""
-    alts = [f"{w.terminal('KW', f'{term} & {keys}')} {w.ksep} {rule}" for term, schema, here, _ in classes
-            if (rule := w.value(conj([schema, *values]), here)) is not None]
+    and every one of `values`; None when no such entry exists. A class whose keys miss the
+    witness classes (an empty intersection, `Writer.admits`) gives no alternative: written, it
+    would let the model open an object that can never close (`Handwritten---pnmp3`)."""
+    if not w.admits_body(keys):  # the witness classes alone meet nowhere: one probe, not one per class
+        return None
+    alts = [f"{key} {w.ksep} {rule}" for term, schema, here, _ in classes
+            if w.admits(key := w.terminal("KW", f"{term} & {keys}"))
+            and (rule := w.value(conj([schema, *values]), here)) is not None]
     return w.alts(w.name("w"), alts)
 
 

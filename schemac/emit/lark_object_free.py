@@ -18,7 +18,7 @@ from collections import deque
 from typing import TYPE_CHECKING, Any
 
 from schemac.emit.json_path import key_literal
-from schemac.emit.lark_object_classes import extras, listed
+from schemac.emit.lark_object_classes import extras, key_bounds, listed
 from schemac.emit.lark_object_owed import MAX_WITNESSES, owed_entries, owed_extras
 
 if TYPE_CHECKING:
@@ -61,6 +61,10 @@ def write_free(w: "Writer", node: dict[str, Any], pointer: str, witnesses: list[
     must = sum(1 << i for i, (_, _, req) in enumerate(entries) if req)  # the bits of required entries
     texts = [{d: f"{key_literal(k)} {w.ksep} {rule}" for d, rule in rules.items()} for k, rules, _ in entries]
     classes = extras(w, node, listed(node), pointer)
+    lo, hi = key_bounds(w, classes, len(entries), lo, hi)
+    if hi is not None and lo > hi:
+        return None
+    cap = hi if hi is not None else lo
     item = w.alts(w.name("x"), [f"{t} {w.ksep} {rule}" for t, _, _, rule in classes]) if classes else None
     wit = owed_extras(w, classes, pointer, witnesses)  # discharged set -> one extra entry discharging it
 

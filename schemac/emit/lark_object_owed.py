@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from schemac.emit.json_path import key_literal
 from schemac.emit.lark_merge import conj, key_schema
-from schemac.emit.lark_object_classes import (MAX_OBJECT_STATES, Extra, class_terminal, extras, in_class, listed,
-                                              plain_tail, too_large, witness_entry)
+from schemac.emit.lark_object_classes import (MAX_OBJECT_STATES, Extra, class_terminal, extras, in_class, key_bounds,
+                                              listed, plain_tail, too_large, witness_entry)
 from schemac.schema import child_pointer
 
 if TYPE_CHECKING:
@@ -110,6 +110,10 @@ def write_owed(w: "Writer", node: dict[str, Any], pointer: str, witnesses: list[
     if entries is None:
         return None
     classes = extras(w, node, keys, pointer)
+    lo, hi = key_bounds(w, classes, len(entries), lo, hi)
+    if hi is not None and lo > hi:
+        return None
+    cap = 0 if not (lo > 0 or hi is not None) else (hi if hi is not None else lo)
     base = w.name("o")
     item = w.name("x") if classes else None
     if item is not None:

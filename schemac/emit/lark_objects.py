@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 from schemac.emit.json_path import key_literal
 from schemac.emit.lark_merge import conj, key_schema
-from schemac.emit.lark_object_classes import (MAX_OBJECT_STATES, class_terminal, extras, in_class, listed, plain_tail,
-                                              too_large, witness_entry)
+from schemac.emit.lark_object_classes import (MAX_OBJECT_STATES, class_terminal, extras, in_class, key_bounds, listed,
+                                              plain_tail, too_large, witness_entry)
 from schemac.emit.lark_object_free import fits, write_free
 from schemac.emit.lark_object_owed import write_owed
 from schemac.lower.marks import WITNESS
@@ -74,9 +74,11 @@ def _write(w: "Writer", node: dict[str, Any], pointer: str, witness: dict[str, A
                 return None
             continue
         entries.append((k, rule, k in required))
-    lo = int(node.get("minProperties", 0))
-    hi = None if node.get("maxProperties") is None else int(node["maxProperties"])
     classes = extras(w, node, keys, pointer)
+    lo, hi = key_bounds(w, classes, len(entries), int(node.get("minProperties", 0)),
+                        None if node.get("maxProperties") is None else int(node["maxProperties"]))
+    if hi is not None and lo > hi:
+        return None
     counted = lo > 0 or hi is not None
     cap = 0 if not counted else (hi if hi is not None else lo)
     states = (len(entries) + 1) * 2 * (cap + 1) * copies * (cap + 1 if witness else 1)

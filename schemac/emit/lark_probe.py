@@ -84,3 +84,65 @@ def _walk(matcher: Any, preferred: bytes, last: bytes) -> str | None:
 def _reason(matcher: object) -> str:
     text = (matcher.get_error() or "parser error").splitlines()[0]  # type: ignore[attr-defined]
     return text[:200]
+
+
+def terminal_admits(body: str, definitions: list[str]) -> bool:
+    """Whether the Lark terminal expression `body` (naming terminals that `definitions`, lines
+    `NAME: expr`, define) matches some text. False only where llguidance proves it empty: the
+    first mask of a grammar holding that one lexeme allows no byte, reported as "NoExtensionBias"
+    (its lexer's relevance check found the lexeme dead). Any other outcome, a fuel limit or
+    llguidance's own refusal included, counts as non-empty: a terminal kept for non-empty can
+    at worst leave a dead end `schemac verify` reports, never admit an invalid text."""
+    import json
+
+    import llguidance
+
+    from schemac.emit.lark_strings import byte_tokenizer
+
+    text = "\n".join(["start: PROBE", f"PROBE: {body}", *definitions]) + "\n"
+    grammar = json.dumps({"grammars": [{"lark_grammar": text}]})
+    try:
+        matcher = on_big_stack(lambda: llguidance.LLMatcher(byte_tokenizer(), grammar, log_level=0))
+        mask = matcher.compute_bitmask()
+    except Exception:  # noqa: BLE001 - llguidance's own refusal: unknown, so non-empty
+        return True
+    if matcher.is_error():
+        return (matcher.get_error() or "").splitlines()[0].strip() != "NoExtensionBias"
+    return any(mask) or matcher.is_accepting()
+
+
+def terminal_strings(body: str, definitions: list[str], limit: int, longest: int = 64) -> int | None:
+    """How many texts the Lark terminal expression `body` matches (`definitions` as for
+    `terminal_admits`), by walking every byte path llguidance's mask allows; None when there are
+    more than `limit`, one is longer than `longest` bytes, or llguidance refuses the probe (so
+    None is "unbounded, or too many to count" and never an undercount)."""
+    import json
+
+    import llguidance
+
+    from schemac.emit.lark_strings import byte_tokenizer
+
+    text = "\n".join(["start: PROBE", f"PROBE: {body}", *definitions]) + "\n"
+    grammar = json.dumps({"grammars": [{"lark_grammar": text}]})
+    try:
+        root = on_big_stack(lambda: llguidance.LLMatcher(byte_tokenizer(), grammar, log_level=0))
+    except Exception:  # noqa: BLE001 - llguidance's own refusal: unknown
+        return None
+    count = 0
+    stack: list[tuple[Any, int, int]] = [(root, -1, 0)]  # (parent, byte to take or -1, depth): copies made on pop
+    while stack:
+        parent, byte, depth = stack.pop()
+        matcher = parent if byte < 0 else parent.deep_copy()
+        if byte >= 0 and not matcher.consume_token(byte):
+            return None
+        mask = matcher.compute_bitmask()
+        if matcher.is_error():
+            if (matcher.get_error() or "").splitlines()[0].strip() == "NoExtensionBias":
+                continue  # a dead path (the lexeme cannot go on): no text here
+            return None
+        count += bool(matcher.is_accepting())
+        allowed = [b for b in range(256) if mask[b >> 3] >> (b & 7) & 1]
+        if count > limit or allowed and depth == longest:
+            return None
+        stack.extend((matcher, b, depth + 1) for b in allowed)
+    return count

@@ -153,6 +153,10 @@ class Writer:
         self.sep, self.ksep = f"{prefix.upper()}SEP", f"{prefix.upper()}KSEP"
         self.check_unsat = check_unsat
         self.rules: list[str] = []
+        #: terminal name → its expression; expression → whether it matches some text (`admits`)
+        self.bodies: dict[str, str] = {}
+        self.admitted: dict[str, bool] = {}
+        self.counted: dict[tuple[str, int], int | None] = {}
         self.memo: dict[str, str | None] = {}
         #: definition rules whose body is being written → whether a reference to one was handed out
         self.open_definitions: dict[str, bool] = {}
@@ -193,7 +197,53 @@ class Writer:
             name = self.name(prefix)
             self.rules.append(f"{name}: {body}")
             self.memo[key] = name
+            self.bodies[name] = body
         return str(self.memo[key])
+
+    def admits(self, name: str) -> bool:
+        """Whether terminal `name` matches some text (`lark_probe.terminal_admits`, memoised).
+
+        A rule that reaches an empty terminal is a dead end: llguidance admits every byte up
+        to it and then nothing (`NoExtensionBias`, only EOS allowed), so an engine returns the
+        unfinished text. Only intersections and complements (`&`, `~`) can be empty where
+        their parts are not, so only those are probed; the rest are non-empty by construction."""
+        return self.admits_body(self.bodies[name])
+
+    def admits_body(self, body: str) -> bool:
+        """`admits` for a terminal expression over this writer's terminals (memoised by text)."""
+        if body not in self.admitted:
+            definitions = self.definitions(body)
+            if not any("&" in text or "~" in text for text in [body, *definitions]):
+                self.admitted[body] = True
+            else:
+                from schemac.emit.lark_probe import terminal_admits
+
+                self.budget.check_deadline("")
+                self.admitted[body] = terminal_admits(body, definitions)
+        return self.admitted[body]
+
+    def strings(self, name: str, limit: int) -> int | None:
+        """How many texts terminal `name` matches (`lark_probe.terminal_strings`, memoised);
+        None when unbounded or more than `limit`."""
+        key = (name, limit)
+        if key not in self.counted:
+            from schemac.emit.lark_probe import terminal_strings
+
+            self.budget.check_deadline("")
+            self.counted[key] = terminal_strings(self.bodies[name], self.definitions(name), limit)
+        return self.counted[key]
+
+    def definitions(self, body: str) -> list[str]:
+        """The `NAME: expr` lines of the terminals the expression `body` (or a terminal's name)
+        names, at any depth (what a probe grammar holding that one expression needs)."""
+        needed: list[str] = []
+        todo = [self.bodies.get(body, body)]
+        while todo:
+            for word in _identifiers(todo.pop()):
+                if word in self.bodies and word not in needed:
+                    needed.append(word)
+                    todo.append(self.bodies[word])
+        return [f"{n}: {self.bodies[n]}" for n in needed]
 
     @staticmethod
     def key_of(node: Schema) -> str:

@@ -19,6 +19,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from schemac.verify.live import DEFAULT_BOUND, DEFAULT_NODES
+
 #: default bounds of one verify run
 DEFAULT_DEPTH = 5
 DEFAULT_MAX_NODES = 200_000
@@ -60,7 +62,13 @@ class VerifyReport:
     del_refused: int = 0
     disagreement_count: int = 0
     counterexamples: list[Counterexample] = field(default_factory=list)
+    #: admitted prefixes no accepted text extends (the first `KEEP`; `walk.WalkResult`)
     dead_ends: list[str] = field(default_factory=list)
+    dead_end_count: int = 0
+    #: walked prefixes whose liveness was checked, and those of them left undecided
+    live_checked: int = 0
+    undecided_count: int = 0
+    undecided: list[str] = field(default_factory=list)
     diagnostics: list[Any] = field(default_factory=list)
     oracle: str = "off"  # "off" | "on" | "unsupported: <why>"
     #: whether every key order of a canonical object had to be admitted (`key_order="any"`)
@@ -90,7 +98,8 @@ class VerifyReport:
                 + (f" (and {self.del_refused} only for a raw U+007F in a value, "
                    f"admitted as \\u007f: deviation D1)" if self.del_refused else "")
                 + f"; oracle {self.oracle}, {self.oracle_checked:,} verdicts, "
-                f"disagreements {self.disagreement_count}; dead ends {len(self.dead_ends)}; "
+                f"disagreements {self.disagreement_count}; dead ends {self.dead_end_count} "
+                f"({self.live_checked:,} prefixes checked, {self.undecided_count:,} undecided); "
                 f"{self.seconds:.2f} s")
 
 
@@ -117,6 +126,17 @@ class _Judge:
         setattr(r, f"{kind}_count", getattr(r, f"{kind}_count") + 1)
         if len(r.counterexamples) < MAX_KEPT:
             r.counterexamples.append(Counterexample(kind, text, detail))
+
+    def accepted(self, text: str) -> bool:
+        """The final validator's verdict alone (the liveness search asks about texts the walk
+        does not count; the oracle judges only the walk's own)."""
+        from schemac.validate import parse_answer
+
+        try:
+            value = parse_answer(text)
+        except ValueError:
+            return False
+        return not self.final.errors(value)
 
     def verdict(self, text: str) -> tuple[bool | None, str]:
         """(valid?, why not); None when the text is not a JSON answer at all."""
@@ -201,13 +221,16 @@ def every_order_promised(lowered: Any) -> bool:
 
 def verify_schema(schema: Any, *, depth: int = DEFAULT_DEPTH, max_nodes: int = DEFAULT_MAX_NODES,
                   time_s: float = DEFAULT_TIME_S, cross_check: bool = False, canonical: int = 3000,
-                  key_order: str = "schema", **compile_options: Any) -> VerifyReport:
+                  key_order: str = "schema", live: bool = True, live_bound: int = DEFAULT_BOUND,
+                  live_nodes: int = DEFAULT_NODES, live_depth: int | None = None, **compile_options: Any) -> VerifyReport:
     """Compile `schema` and check its grammar against final validation (see the module docstring).
 
     `depth` bounds the walk in alphabet tokens; `max_nodes` and `time_s` bound its work (the
     report's `cut` says when one was reached); `canonical` is how many canonical instance values
     to check (0: none). `key_order` and `compile_options` go to `schemac.compile`; under "any",
-    canonical objects must be admitted in every key order (`every_order_promised`)."""
+    canonical objects must be admitted in every key order (`every_order_promised`). `live`:
+    check every walked prefix (of at most `live_depth` tokens, default `depth`) for liveness
+    too (`live.Search`: `live_bound` more tokens, `live_nodes` nodes per prefix)."""
     import schemac
 
     started = time.monotonic()
@@ -219,12 +242,15 @@ def verify_schema(schema: Any, *, depth: int = DEFAULT_DEPTH, max_nodes: int = D
         return report
     every_order = key_order == "any" and every_order_promised(artifact.lowered)
     return verify_grammar(artifact.schema, artifact.grammar, depth=depth, max_nodes=max_nodes, time_s=time_s,
-                          cross_check=cross_check, canonical=canonical, every_order=every_order, started=started)
+                          cross_check=cross_check, canonical=canonical, every_order=every_order, started=started,
+                          live=live, live_bound=live_bound, live_nodes=live_nodes, live_depth=live_depth)
 
 
 def verify_grammar(source: Any, grammar_text: str, *, depth: int = DEFAULT_DEPTH, max_nodes: int = DEFAULT_MAX_NODES,
                    time_s: float = DEFAULT_TIME_S, cross_check: bool = False, canonical: int = 3000,
-                   every_order: bool = False, started: float | None = None) -> VerifyReport:
+                   every_order: bool = False, started: float | None = None, live: bool = True,
+                   live_bound: int = DEFAULT_BOUND, live_nodes: int = DEFAULT_NODES,
+                   live_depth: int | None = None) -> VerifyReport:
     """`verify_schema`'s checks of `grammar_text` against the (resolved 2020-12) schema `source`;
     `every_order`: a canonical object must be admitted in every order of its keys, not just one."""
     from schemac.verify.alphabet import candidate_values, render, tokens_for
@@ -237,9 +263,12 @@ def verify_grammar(source: Any, grammar_text: str, *, depth: int = DEFAULT_DEPTH
     grammar = Grammar(grammar_text, alphabet)
     report.alphabet = len(alphabet)
 
-    walked = grammar.walk(depth, max_nodes, started + time_s)
+    walked = grammar.walk(depth, max_nodes, started + time_s, is_valid=judge.accepted if live else None,
+                          bound=live_bound, search_nodes=live_nodes, live_depth=live_depth)
     report.nodes, report.cut = walked.nodes, walked.cut
-    report.dead_ends = walked.dead_ends[:KEEP]
+    report.dead_ends, report.dead_end_count = walked.dead_ends[:KEEP], len(walked.dead_ends)
+    report.live_checked, report.undecided_count = walked.live_checked, len(walked.undecided)
+    report.undecided = walked.undecided[:KEEP]
     report.texts = len(walked.texts)
     for text in walked.texts:
         valid, why = judge.verdict(text)

@@ -22,16 +22,24 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from schemac.native import on_big_stack
+from schemac.verify.live import DEFAULT_BOUND, DEFAULT_NODES, Search, in_string, is_stuck
 
 
 @dataclass
 class WalkResult:
-    """What one walk saw: complete texts, dead ends, and whether (and why) it was cut short."""
+    """What one walk saw: complete texts, dead ends, and whether (and why) it was cut short.
+
+    `dead_ends`: admitted prefixes no accepted text extends (walk order; llguidance stuck there,
+    or every way on gets stuck: `live.Search`); `undecided`: walked prefixes whose liveness
+    search found no accepted text and proved nothing (a path ran past the bound or its budget);
+    `live_checked`: prefixes whose liveness was decided or searched."""
 
     texts: list[str] = field(default_factory=list)
     dead_ends: list[str] = field(default_factory=list)
     nodes: int = 0
     cut: str | None = None
+    live_checked: int = 0
+    undecided: list[str] = field(default_factory=list)
 
 
 class _Vocabulary:
@@ -67,66 +75,104 @@ class Grammar:
             raise ValueError(self.matcher.get_error())
 
     def accepts(self, text: str) -> bool:
-        """Whether the grammar admits exactly `text` (UTF-8) and may stop there."""
+        """Whether the grammar admits exactly `text` (UTF-8) and may stop there (an error state,
+        whose mask holds EOS alone, is not acceptance)."""
         m = self.matcher.deep_copy()  # never reset(): its stale mask cache would outlive it
         tokens = list(text.encode())
         if m.validate_tokens(tokens) < len(tokens):  # checked first: a refused token would leave an error state
             return False
         m.consume_tokens(tokens)
-        return self._allowed(m.compute_bitmask(), self.eos)
+        mask = m.compute_bitmask()
+        return not m.is_error() and self._allowed(mask, self.eos)
 
     @staticmethod
     def _allowed(mask: bytes, token: int) -> bool:
         return bool(mask[token >> 3] >> (token & 7) & 1)
 
     def walk(self, depth: int, max_nodes: int, deadline: float,
-             on_text: Callable[[str], None] | None = None) -> WalkResult:
-        """Every complete text of at most `depth` tokens, depth-first, within the budgets."""
+             on_text: Callable[[str], None] | None = None, is_valid: Callable[[str], bool] | None = None,
+             bound: int = DEFAULT_BOUND, search_nodes: int = DEFAULT_NODES, live_depth: int | None = None) -> WalkResult:
+        """Every complete text of at most `depth` tokens, depth-first, within the budgets. With
+        `is_valid` (the final validator's verdict on a text), every walked prefix that does not
+        end inside a string is also checked for liveness: it is live when an accepted text lies
+        below it in the walk, else a `live.Search` of `bound` more tokens and `search_nodes`
+        nodes decides it, so a dead end is reported whatever the walk's depth. A prefix inside a
+        string is left to the prefixes after its string closes (a string's characters are
+        alike, and searching from each would cost the walk its budget); a stuck one is still
+        reported. `live_depth` (default: `depth`) checks only prefixes of at most that many
+        tokens (the walk's leaves are most of its prefixes; their parents' searches cover them
+        more cheaply). Without `is_valid`, only stuck prefixes are reported."""
         result = WalkResult()
+        live_depth = depth if live_depth is None else live_depth
         seen: dict[bytes, int] = {}  # prefix → the most tokens left when it was walked
         allowed = self._allowed
-        texts: set[bytes] = set()
+        texts: dict[bytes, bool] = {}  # complete text → accepted?
+        dead: dict[bytes, None] = {}
         walk_ids = self.walk_ids
         token_bytes = self.token_bytes
+        search = None if is_valid is None else Search(allowed, token_bytes, walk_ids, self.eos, is_valid,
+                                                     bound, search_nodes, deadline=deadline)
 
-        def visit(m: Any, prefix: bytes, left: int) -> None:
-            """Walk below `m` (a matcher at `prefix` whose history only went forward)."""
+        def visit(m: Any, prefix: bytes, left: int) -> bool:
+            """Walk below `m` (a matcher at `prefix` whose history only went forward); whether an
+            accepted text was found at or below it (always False without `is_valid`)."""
             mask = m.compute_bitmask()
-            if allowed(mask, self.eos) and prefix not in texts:
-                texts.add(prefix)
-                text = prefix.decode("utf-8")
-                result.texts.append(text)
-                if on_text is not None:
-                    on_text(text)
-            elif not any(mask) and prefix not in texts:
-                texts.add(prefix)
-                result.dead_ends.append(prefix.decode("utf-8", "replace"))
-            if left == 0 or m.is_stopped():
-                return
-            for t in walk_ids:
-                if result.cut is not None:
-                    return
-                if not allowed(mask, t):
-                    # llguidance 1.9.1's mask can leave out a multi-byte token whose bytes the grammar
-                    # admits (notes/deviations-verify.md): ask the matcher itself when the first byte is allowed
-                    if t < 256 or not allowed(mask, token_bytes[t][0]) or m.validate_tokens([t]) != 1:
+            if is_stuck(m, mask):
+                dead[prefix] = None
+                return False
+            live = False
+            if allowed(mask, self.eos):
+                if prefix not in texts:
+                    text = prefix.decode("utf-8")
+                    result.texts.append(text)
+                    texts[prefix] = is_valid is not None and is_valid(text)
+                    if on_text is not None:
+                        on_text(text)
+                live = texts[prefix]
+            if left > 0 and not m.is_stopped():
+                for t in walk_ids:
+                    if result.cut is not None:
+                        break
+                    if not allowed(mask, t):
+                        # llguidance 1.9.1's mask can leave out a multi-byte token whose bytes the grammar
+                        # admits (notes/deviations-verify.md): ask the matcher itself when the first byte is allowed
+                        if t < 256 or not allowed(mask, token_bytes[t][0]) or m.validate_tokens([t]) != 1:
+                            continue
+                    nxt = prefix + token_bytes[t]
+                    if seen.get(nxt, -1) >= left - 1:
+                        live |= search is not None and nxt in search.live
                         continue
-                nxt = prefix + token_bytes[t]
-                if seen.get(nxt, -1) >= left - 1:
-                    continue
-                seen[nxt] = left - 1
-                result.nodes += 1
-                if result.nodes > max_nodes:
-                    result.cut = f"node budget ({max_nodes:,}) spent"
-                    return
-                if result.nodes & 255 == 0 and time.monotonic() > deadline:
-                    result.cut = "time budget spent"
-                    return
-                child = m.deep_copy()  # a fork, never consume + rollback (see the module docstring)
-                if not child.consume_token(t):
-                    raise AssertionError(f"llguidance refused token {token_bytes[t]!r} its own mask allowed "
-                                         f"after {prefix!r}: {child.get_error()}")
-                visit(child, nxt, left - 1)
+                    seen[nxt] = left - 1
+                    result.nodes += 1
+                    if result.nodes > max_nodes:
+                        result.cut = f"node budget ({max_nodes:,}) spent"
+                        break
+                    if result.nodes & 255 == 0 and time.monotonic() > deadline:
+                        result.cut = "time budget spent"
+                        break
+                    child = m.deep_copy()  # a fork, never consume + rollback (see the module docstring)
+                    if not child.consume_token(t):
+                        raise AssertionError(f"llguidance refused token {token_bytes[t]!r} its own mask allowed "
+                                             f"after {prefix!r}: {child.get_error()}")
+                    live |= visit(child, nxt, left - 1)
+            if search is None or result.cut is not None or depth - left > live_depth or (not live and in_string(prefix)):
+                return live  # inside a string: its way out is a prefix after the string, checked there
+            result.live_checked += 1
+            if live:
+                search.live.add(prefix)
+                return True
+            found = search.complete(m, prefix)
+            if found is None and time.monotonic() > deadline:
+                result.cut = "time budget spent"
+                return False
+            if found is False:
+                dead[prefix] = None
+            elif found is None:
+                result.undecided.append(prefix.decode("utf-8", "replace"))
+            return bool(found)
 
         visit(self.matcher.deep_copy(), b"", depth)
+        if search is not None:
+            dead.update(search.stuck)
+        result.dead_ends = [p.decode("utf-8", "replace") for p in sorted(dead, key=len)]
         return result
