@@ -14,19 +14,17 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-pytest.importorskip("sglang.srt.constrained.base_grammar_backend", reason="install with: pip install --no-deps sglang==0.5.23")
-
-from sglang.srt.constrained.base_grammar_backend import (  # noqa: E402
+from sglang.srt.constrained.base_grammar_backend import (
     GRAMMAR_BACKEND_REGISTRY,
     BaseGrammarObject,
     GrammarRow,
     InvalidGrammarObject,
 )
-from sglang.srt.constrained.llguidance_backend import GuidanceGrammar  # noqa: E402
+from sglang.srt.constrained.llguidance_backend import GuidanceGrammar
 
-from schemac.artifact import Artifact  # noqa: E402
-from schemac.integrations import sglang as integ  # noqa: E402
-from schemac.runtime import tekken_tokenizer  # noqa: E402
+from schemac.artifact import Artifact
+from schemac.integrations import sglang as integ
+from schemac.runtime import tekken_tokenizer
 
 TOKENIZER_VOCAB = 1000 + 3000
 PADDED = TOKENIZER_VOCAB + 70  # an LM head wider than the tokenizer: 3 more mask words

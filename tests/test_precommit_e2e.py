@@ -21,7 +21,6 @@ import pytest
 import yaml
 
 pytestmark = pytest.mark.slow
-pytest.importorskip("pre_commit", reason="pre-commit is part of the test extra")
 
 ROOT = Path(__file__).resolve().parent.parent
 REMOTE = {"type": "object", "properties": {"a": {"$ref": "https://example.com/s.json"}}}
