@@ -29,7 +29,7 @@ def run_check(
     paths: tuple[str, ...], *, fmt: str, show_ok: bool, statistics: bool, quiet: bool, exit_zero: bool,
     output_file: Path | None, upgrade_drafts: bool | None, strict_formats: bool | None, key_order: str | None,
     respect_gitignore: bool, cache_dir: Path | None, no_cache: bool, jobs: int | None,
-    config_path: Path | None, out_dir: Path | None = None, emit: tuple[str, ...] = (),
+    config_path: Path | None, show_files: bool = False, out_dir: Path | None = None, emit: tuple[str, ...] = (),
 ) -> None:
     from schemac.cache import default_cache_dir
     from schemac.cli.discover import DiscoveryError, artifact_names, discover
@@ -46,14 +46,20 @@ def run_check(
                     "or set include = [\"schemas/**/*.json\"] under [tool.schemac] (pyproject.toml or schemac.toml)"
                 )
             paths = (str(config.root),)
-        found, skipped = discover(paths, config, available(), respect_gitignore)
+        files = discover(paths, config, available(), respect_gitignore)
     except (ConfigError, DiscoveryError) as exc:
         raise click.UsageError(str(exc)) from exc
+    found, skipped = files.found, len(files.left_out)
     if sum(1 for f in found if f.path is None) > 1:
         raise click.UsageError("'-' (stdin) may be given only once")
+    for note in files.notes:
+        click.echo(f"note: {note}", err=True)
+    if show_files:
+        _show_files(files)
+        sys.exit(0)
     if not found:
         where = ", ".join(paths)
-        note = f" ({skipped} left out by the configuration's include/exclude globs)" if skipped else ""
+        note = f" ({skipped} left out; --show-files lists them and why)" if skipped else ""
         click.echo(f"No schemas found in {where}: looked for *.json, *.yaml and *.yml files{note}.", err=True)
         sys.exit(0)
     upgrade = upgrade_drafts if upgrade_drafts is not None else bool(config.upgrade_drafts)
@@ -79,6 +85,13 @@ def run_check(
     options = ReportOptions(fmt, show_ok or fmt == "table", statistics, quiet, output_file)
     emit_report(outcomes, options, skipped, str(out_dir) if out_dir is not None else None)
     sys.exit(0 if exit_zero or all(o.passed for o in outcomes) else 1)
+
+
+def _show_files(files: Any) -> None:
+    """Every file found, `check` or `skip` with the reason, in walk order: what a run would read."""
+    rows = [("check", f.display, "") for f in files.found] + [("skip", d, why) for d, why in files.left_out]
+    for verdict, display, why in rows:
+        click.echo(f"{verdict:<5}  {display}" + (f"  ({why})" if why else ""))
 
 
 def _with_progress(tasks: list[Any], jobs: int, run_all: Callable[..., Any]) -> list[Any]:

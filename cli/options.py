@@ -46,6 +46,8 @@ def compile_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         key_order_option(configurable=True),
         click.option("--respect-gitignore/--no-respect-gitignore", default=True, show_default=True,
                      help="Skip what .gitignore files ignore when walking folders."),
+        click.option("--show-files", is_flag=True,
+                     help="List every file found, checked or left out (and why), then exit without compiling."),
         click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
                      help="Artifact cache folder (default: $SCHEMAC_CACHE_DIR or ~/.cache/schemac)."),
         click.option("--no-cache", is_flag=True, help="Compile everything afresh; read and write no cache."),

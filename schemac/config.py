@@ -9,8 +9,9 @@ Keys (all optional; command-line flags override them):
     key-order = "any"                # objects of at most 6 listed keys take them in every order
                                      # (default "schema": an order the schema states, `properties`'
                                      # or `required`'s; "properties": `properties`' order only)
-    include = ["schemas/**/*.json"]  # which files count as schemas (default: *.json, *.yaml, *.yml)
-    exclude = ["**/fixtures/**"]     # never checked, even when named on the command line
+    include = ["schemas/**/*.json"]  # which walked files are schemas (default: the hook's rule, see
+                                     # schemac.cli.discover); a file named on the command line always is
+    exclude = ["**/fixtures/**"]     # never checked: a named file is skipped with a note on stderr
     per-file-ignores = {"schemas/legacy/*.json" = ["unknown-format"]}
 
 Globs are relative to the configuration file's folder; `**` spans folders, `*` and `?` stay
@@ -106,17 +107,15 @@ class Config:
         except ValueError:
             return resolved.as_posix()
 
-    def selects(self, path: Path) -> bool:
-        """Whether `path` is a schema to check: not excluded, and included when `include` is set.
-
-        Applies to files named on the command line too: pre-commit passes every JSON file.
-        """
+    def excluded_by(self, path: Path) -> str | None:
+        """The first `exclude` glob matching `path`, if any (named files too, with a note)."""
         rel = self.relative(path)
-        if any(g.matches(rel) for g in self.exclude):
-            return False
-        if self.include:
-            return any(g.matches(rel) for g in self.include)
-        return True
+        return next((g.pattern for g in self.exclude if g.matches(rel)), None)
+
+    def included(self, path: Path) -> bool:
+        """Whether the `include` globs select `path` (they choose among walked files only)."""
+        rel = self.relative(path)
+        return any(g.matches(rel) for g in self.include)
 
     def ignored_codes(self, path: Path | None) -> frozenset[str]:
         if path is None:
