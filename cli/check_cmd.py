@@ -29,7 +29,8 @@ def run_check(
     paths: tuple[str, ...], *, fmt: str, show_ok: bool, statistics: bool, quiet: bool, exit_zero: bool,
     output_file: Path | None, upgrade_drafts: bool | None, strict_formats: bool | None, key_order: str | None,
     respect_gitignore: bool, cache_dir: Path | None, no_cache: bool, jobs: int | None,
-    config_path: Path | None, show_files: bool = False, out_dir: Path | None = None, emit: tuple[str, ...] = (),
+    config_path: Path | None, show_files: bool = False, select: tuple[str, ...] = (), ignore: tuple[str, ...] = (),
+    out_dir: Path | None = None, emit: tuple[str, ...] = (),
 ) -> None:
     from schemac.cache import default_cache_dir
     from schemac.cli.discover import DiscoveryError, artifact_names, discover
@@ -38,7 +39,7 @@ def run_check(
     from schemac.config import ConfigError, load_config
 
     try:
-        config = load_config(config_path)
+        config = _with_codes(load_config(config_path), select, ignore)
         if not paths:
             if not config.include:
                 raise click.UsageError(
@@ -85,6 +86,22 @@ def run_check(
     options = ReportOptions(fmt, show_ok or fmt == "table", statistics, quiet, output_file)
     emit_report(outcomes, options, skipped, str(out_dir) if out_dir is not None else None)
     sys.exit(0 if exit_zero or all(o.passed for o in outcomes) else 1)
+
+
+def _with_codes(config: Any, select: tuple[str, ...], ignore: tuple[str, ...]) -> Any:
+    """The configuration with `--select` / `--ignore` (comma-separated, repeatable) in place of its own."""
+    from dataclasses import replace
+
+    from schemac.config import parse_codes
+
+    def codes(values: tuple[str, ...]) -> list[str]:
+        return [c.strip() for v in values for c in v.split(",") if c.strip()]
+
+    if select:
+        config = replace(config, select=parse_codes(codes(select), "--select", ignoring=False))
+    if ignore:
+        config = replace(config, ignore=parse_codes(codes(ignore), "--ignore"))
+    return config
 
 
 def _show_files(files: Any) -> None:

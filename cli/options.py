@@ -39,6 +39,12 @@ def compile_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--exit-zero", is_flag=True, help="Exit 0 even when schemas are rejected (usage errors still exit 2)."),
         click.option("--output-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
                      help="Write the report to this file instead of stdout."),
+        click.option("--select", "select", multiple=True, metavar="CODES",
+                     help="Report only these diagnostic codes (comma-separated; replaces the configuration's "
+                          "'select'): the others are ignored, bar those of a file that is no schema at all."),
+        click.option("--ignore", "ignore", multiple=True, metavar="CODES",
+                     help="Ignore these diagnostic codes (comma-separated; replaces the configuration's 'ignore'). "
+                          "A schema whose only errors are ignored passes check; compile still fails it."),
         click.option("--upgrade-drafts/--no-upgrade-drafts", default=None,
                      help="Translate draft-04/06/07/2019-09 schemas exactly into 2020-12 instead of rejecting them."),
         click.option("--strict-formats/--no-strict-formats", default=None,

@@ -74,6 +74,17 @@ def test_every_third_party_import_is_declared() -> None:
     assert not missing, f"imported but declared neither in pyproject.toml nor tests/requirements-no-deps.txt: {missing}"
 
 
+def test_the_formats_the_oracle_borrows_from_jsonschema_are_installed() -> None:
+    """jsonschema checks some formats only with optional packages (json-pointer: jsonpointer);
+    the cross-check oracle borrows them, so they are dependencies though nothing imports them."""
+    from jsonschema import FormatChecker
+
+    from schemac.verify.oracle import INDEPENDENT_FORMATS
+
+    assert set(INDEPENDENT_FORMATS) <= set(FormatChecker().checkers)
+    assert "jsonpointer" in declared()
+
+
 def test_the_scan_sees_an_undeclared_import(tmp_path: Path) -> None:
     sample = tmp_path / "x.py"
     sample.write_text("import json\nimport numpy.linalg\nfrom yaml import safe_load\nfrom . import sibling\n")
