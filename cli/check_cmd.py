@@ -11,9 +11,13 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import click
+
+if TYPE_CHECKING:
+    from schemac.cli.discover import Discovery
+    from schemac.config import Config
 
 
 @dataclass(frozen=True)
@@ -88,7 +92,7 @@ def run_check(
     sys.exit(0 if exit_zero or all(o.passed for o in outcomes) else 1)
 
 
-def _with_codes(config: Any, select: tuple[str, ...], ignore: tuple[str, ...]) -> Any:
+def _with_codes(config: Config, select: tuple[str, ...], ignore: tuple[str, ...]) -> Config:
     """The configuration with `--select` / `--ignore` (comma-separated, repeatable) in place of its own."""
     from dataclasses import replace
 
@@ -104,7 +108,7 @@ def _with_codes(config: Any, select: tuple[str, ...], ignore: tuple[str, ...]) -
     return config
 
 
-def _show_files(files: Any) -> None:
+def _show_files(files: Discovery) -> None:
     """Every file found, `check` or `skip` with the reason, in walk order: what a run would read."""
     rows = [("check", f.display, "") for f in files.found] + [("skip", d, why) for d, why in files.left_out]
     for verdict, display, why in rows:
