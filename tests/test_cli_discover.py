@@ -3,13 +3,12 @@ rule and say what they left out, and YAML without PyYAML is an error, never a sk
 from __future__ import annotations
 
 import json
-import re
 import sys
 from pathlib import Path
 
 import pytest
 import yaml
-from cli_support import OK, REMOTE, report, run, write
+from cli_support import OK, REMOTE, readme_toml, report, run, write
 
 from schemac.cli.discover import SCHEMA_PATH
 
@@ -24,15 +23,9 @@ def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SCHEMAC_CACHE_DIR", str(tmp_path / ".cache"))  # hidden: never walked
 
 
-def _readme_config() -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    (block,) = [b for b in re.findall(r"```toml\n(.*?)```", text, re.S) if "[tool.schemac]" in b]
-    return block
-
-
 def test_a_bad_yaml_schema_named_as_pre_commit_names_it_fails_under_the_readme_configuration(tmp_path: Path) -> None:
     """The README's own [tool.schemac] (include globs for *.json only) never hides a named file."""
-    (tmp_path / "pyproject.toml").write_text(_readme_config())
+    (tmp_path / "pyproject.toml").write_text(readme_toml())
     write(tmp_path / "schemas" / "bad.yaml", BAD_YAML)
     write(tmp_path / "schemas" / "fixtures" / "skip.json", REMOTE)
     result = run("check", "schemas/bad.yaml", "schemas/fixtures/skip.json")

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 import yaml
+from cli_support import readme_toml
 
 pytestmark = pytest.mark.slow
 
@@ -127,6 +128,8 @@ def test_the_readme_hook_passes_an_ordinary_repository_and_catches_a_bad_schema(
 
     (repo / "schemas" / "bad.json").write_text(json.dumps(REMOTE, indent=2))
     (repo / "schemas" / "bad.yaml").write_text("type: object\nproperties:\n  a: {$ref: 'https://example.com/x'}\n")
+    # under the README's own [tool.schemac] (its include globs name *.json only): named files are checked all the same
+    (repo / "pyproject.toml").write_text(readme_toml())
     _git(repo, "add", "-A")
     failed = _pre_commit(repo, home)
     assert failed.returncode == 1
