@@ -11,9 +11,13 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import click
+
+if TYPE_CHECKING:
+    from schemac.cli.discover import Discovery
+    from schemac.config import Config
 
 
 @dataclass(frozen=True)
@@ -29,7 +33,8 @@ def run_check(
     paths: tuple[str, ...], *, fmt: str, show_ok: bool, statistics: bool, quiet: bool, exit_zero: bool,
     output_file: Path | None, upgrade_drafts: bool | None, strict_formats: bool | None, key_order: str | None,
     openapi_formats: bool, respect_gitignore: bool, cache_dir: Path | None, no_cache: bool, jobs: int | None,
-    config_path: Path | None, out_dir: Path | None = None, emit: tuple[str, ...] = (),
+    config_path: Path | None, show_files: bool = False, select: tuple[str, ...] = (), ignore: tuple[str, ...] = (),
+    out_dir: Path | None = None, emit: tuple[str, ...] = (),
     ref_root: Path | None = None, ref_map: tuple[str, ...] = (),
 ) -> None:
     from schemac.cache import default_cache_dir
@@ -39,7 +44,7 @@ def run_check(
     from schemac.config import ConfigError, load_config
 
     try:
-        config = load_config(config_path)
+        config = _with_codes(load_config(config_path), select, ignore)
         if not paths:
             if not config.include:
                 raise click.UsageError(
@@ -47,14 +52,20 @@ def run_check(
                     "or set include = [\"schemas/**/*.json\"] under [tool.schemac] (pyproject.toml or schemac.toml)"
                 )
             paths = (str(config.root),)
-        found, skipped = discover(paths, config, available(), respect_gitignore)
+        files = discover(paths, config, available(), respect_gitignore)
     except (ConfigError, DiscoveryError) as exc:
         raise click.UsageError(str(exc)) from exc
+    found, skipped = files.found, len(files.left_out)
     if sum(1 for f in found if f.path is None) > 1:
         raise click.UsageError("'-' (stdin) may be given only once")
+    for note in files.notes:
+        click.echo(f"note: {note}", err=True)
+    if show_files:
+        _show_files(files)
+        sys.exit(0)
     if not found:
         where = ", ".join(paths)
-        note = f" ({skipped} left out by the configuration's include/exclude globs)" if skipped else ""
+        note = f" ({skipped} left out; --show-files lists them and why)" if skipped else ""
         click.echo(f"No schemas found in {where}: looked for *.json, *.yaml and *.yml files{note}.", err=True)
         sys.exit(0)
     upgrade = upgrade_drafts if upgrade_drafts is not None else bool(config.upgrade_drafts)
@@ -105,6 +116,29 @@ def _ref_settings(ref_root: Path | None, ref_map: tuple[str, ...], config: Any) 
     if not Path(root).is_dir():
         raise click.UsageError(f"--ref-root {root}: no such folder")
     return str(Path(root).resolve()), tuple(maps.items())
+
+
+def _with_codes(config: Config, select: tuple[str, ...], ignore: tuple[str, ...]) -> Config:
+    """The configuration with `--select` / `--ignore` (comma-separated, repeatable) in place of its own."""
+    from dataclasses import replace
+
+    from schemac.config import parse_codes
+
+    def codes(values: tuple[str, ...]) -> list[str]:
+        return [c.strip() for v in values for c in v.split(",") if c.strip()]
+
+    if select:
+        config = replace(config, select=parse_codes(codes(select), "--select", ignoring=False))
+    if ignore:
+        config = replace(config, ignore=parse_codes(codes(ignore), "--ignore"))
+    return config
+
+
+def _show_files(files: Discovery) -> None:
+    """Every file found, `check` or `skip` with the reason, in walk order: what a run would read."""
+    rows = [("check", f.display, "") for f in files.found] + [("skip", d, why) for d, why in files.left_out]
+    for verdict, display, why in rows:
+        click.echo(f"{verdict:<5}  {display}" + (f"  ({why})" if why else ""))
 
 
 def _with_progress(tasks: list[Any], jobs: int, run_all: Callable[..., Any]) -> list[Any]:

@@ -1,35 +1,56 @@
-"""Turn command-line paths into the list of schema files to compile.
+"""Turn command-line paths into the list of schema files to compile, and say what was left out.
 
-Directories are walked recursively (sorted) for `*.json`, plus `*.yaml`/`*.yml` when PyYAML is
-installed, skipping hidden folders (.git, .venv), dependency folders (`node_modules`, `venv`,
-`site-packages`, ...) and what the `.gitignore` files ignore; the configuration's
-include/exclude globs then filter both walked and explicitly named files, so a pre-commit hook
-that passes every JSON file of a repository checks only the schemas.
+A file named on the command line is always checked (pre-commit names files this way): only an
+`exclude` glob may skip it, with a note on stderr. Folders are walked recursively (sorted) for
+`*.json`, `*.yaml` and `*.yml`, skipping hidden folders (.git, .venv), dependency folders
+(`node_modules`, `venv`, `site-packages`, ...) and what the `.gitignore` files ignore; a walked
+file is a schema when the configuration's `include` globs select it, or, without `include`, by
+the pre-commit hook's rule: its path names a schema (`SCHEMA_PATH`) or its top level has a
+`$schema` naming a json-schema.org dialect. So `package.json` and `.pre-commit-config.yaml` are
+not taken for schemas, and every file left out is listed with its reason (`--show-files`).
 """
 from __future__ import annotations
 
+import json
 import os
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from schemac.cli.gitignore import Rule, ignored, read_rules
 from schemac.config import Config
 
-JSON_SUFFIXES = (".json",)
+SUFFIXES = (".json", ".yaml", ".yml")
 YAML_SUFFIXES = (".yaml", ".yml")
 #: folders that hold other people's files, never the project's schemas (hidden ones are skipped too)
 SKIPPED_FOLDERS = frozenset({"node_modules", "bower_components", "venv", "site-packages", "__pypackages__",
                              "__pycache__"})
+#: the `files:` pattern of .pre-commit-hooks.yaml's schemac-check hook (a test keeps them equal)
+SCHEMA_PATH = re.compile(r"(^|/)(json-?)?schemas?/.*\.(json|ya?ml)$|\.schema\.(json|ya?ml)$")
+#: how much of a file the `$schema` sniff reads when it is too large to parse
+_SNIFF_BYTES = 64 * 1024
+_DIALECT = r"https?://(?:www\.)?json-schema\.org/"
+_JSON_SCHEMA_KEY = re.compile(r'"\$schema"\s*:\s*"' + _DIALECT)
+_YAML_SCHEMA_KEY = re.compile(r"""(?m)^(?:\$schema|"\$schema"|'\$schema')\s*:\s*["']?""" + _DIALECT)
 
 
 class DiscoveryError(ValueError):
-    """A path that does not exist, or a YAML file without PyYAML installed."""
+    """A path that does not exist, or a YAML schema without PyYAML installed."""
 
 
 @dataclass(frozen=True)
 class Found:
     display: str
     path: Path | None  # None for stdin
+
+
+@dataclass
+class Discovery:
+    """The files to compile, in a stable order; the files left out, with why; notes for stderr."""
+
+    found: list[Found] = field(default_factory=list)
+    left_out: list[tuple[str, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
 
 def _display(path: Path) -> str:
@@ -81,22 +102,64 @@ def _walk(root: Path, suffixes: tuple[str, ...], gitignore: bool) -> list[Path]:
     return out
 
 
-def discover(paths: tuple[str, ...], config: Config, yaml_ok: bool, gitignore: bool = True) -> tuple[list[Found], int]:
-    """The files to compile, in a stable order, and how many the configuration left out."""
-    suffixes = JSON_SUFFIXES + (YAML_SUFFIXES if yaml_ok else ())
-    found: list[Found] = []
+def declares_schema(path: Path, max_bytes: int) -> bool:
+    """Whether the file's top level has a `$schema` naming a json-schema.org dialect.
+
+    JSON up to `max_bytes` is parsed (a nested `$schema` does not count); YAML, and JSON too large
+    to compile anyway, are sniffed in their first 64 KiB.
+    """
+    try:
+        if path.suffix.lower() in YAML_SUFFIXES or path.stat().st_size > max_bytes:
+            with path.open("rb") as fh:
+                head = fh.read(_SNIFF_BYTES).decode("utf-8", errors="replace")
+            pattern = _YAML_SCHEMA_KEY if path.suffix.lower() in YAML_SUFFIXES else _JSON_SCHEMA_KEY
+            return pattern.search(head) is not None
+        value = json.loads(path.read_bytes())
+    except (OSError, ValueError, RecursionError):
+        return False
+    return isinstance(value, dict) and isinstance(value.get("$schema"), str) and re.match(
+        _DIALECT, value["$schema"].strip(), re.I) is not None
+
+
+def _schema_name(path: Path) -> bool:
+    """Whether the path names a schema, read from the repository (else working) folder down."""
+    resolved = path.resolve()
+    top = _repository_root(resolved.parent) or Path.cwd().resolve()
+    try:
+        rel = resolved.relative_to(top).as_posix()
+    except ValueError:
+        rel = resolved.as_posix()
+    return SCHEMA_PATH.search(rel) is not None
+
+
+def _why_not(path: Path, config: Config, max_bytes: int) -> str | None:
+    """None when a walked file is a schema, else the reason it is left out."""
+    glob = config.excluded_by(path)
+    if glob is not None:
+        return f"excluded by the configuration's exclude glob {glob!r}"
+    if config.include:
+        return None if config.included(path) else "not selected by the configuration's include globs"
+    if _schema_name(path) or declares_schema(path, max_bytes):
+        return None
+    return "not a schema by name (*.schema.json, schemas/...) nor by a json-schema.org $schema"
+
+
+def discover(paths: tuple[str, ...], config: Config, yaml_ok: bool, gitignore: bool = True,
+             max_bytes: int = 16 * 1024 * 1024) -> Discovery:
+    """What to compile from `paths`: named files always (bar `exclude`, with a note), walked
+    files by the schema-file rule; a YAML schema without PyYAML is a DiscoveryError."""
+    out = Discovery()
     seen: set[Path] = set()
-    skipped = 0
     for raw in paths:
         if raw == "-":
-            found.append(Found("<stdin>", None))
+            out.found.append(Found("<stdin>", None))
             continue
         path = Path(raw)
         if path.is_dir():
-            candidates = _walk(path, suffixes, gitignore)
+            walked = True
+            candidates = _walk(path, SUFFIXES, gitignore)
         elif path.is_file():
-            if path.suffix.lower() in YAML_SUFFIXES and not yaml_ok:
-                raise DiscoveryError(f"{raw}: YAML schemas need PyYAML (pip install 'schemac[yaml]')")
+            walked = False
             candidates = [path]
         else:
             raise DiscoveryError(f"{raw}: no such file or directory")
@@ -105,11 +168,21 @@ def discover(paths: tuple[str, ...], config: Config, yaml_ok: bool, gitignore: b
             if key in seen:
                 continue
             seen.add(key)
-            if config.selects(candidate):
-                found.append(Found(_display(candidate), candidate))
+            display = _display(candidate)
+            if walked:
+                why = _why_not(candidate, config, max_bytes)
             else:
-                skipped += 1
-    return found, skipped
+                glob = config.excluded_by(candidate)
+                why = None if glob is None else f"excluded by the configuration's exclude glob {glob!r}"
+                if why is not None:
+                    out.notes.append(f"{display}: not checked, though named: {why}")
+            if why is not None:
+                out.left_out.append((display, why))
+                continue
+            if candidate.suffix.lower() in YAML_SUFFIXES and not yaml_ok:
+                raise DiscoveryError(f"{display}: YAML schemas need PyYAML (pip install 'schemac[yaml]')")
+            out.found.append(Found(display, candidate))
+    return out
 
 
 def artifact_names(found: list[Found], out_dir: Path) -> dict[int, Path]:

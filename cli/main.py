@@ -180,6 +180,27 @@ cli.add_command(verify)
 cli.add_command(__import__("schemac.cli.validate_cmd", fromlist=["validate"]).validate)
 
 
+class Interrupted(BaseException):
+    """Ctrl-C, raised by our SIGINT handler: click would turn a KeyboardInterrupt into exit 1."""
+
+
+def _interrupt(_signum: int, _frame: Any) -> None:
+    raise Interrupted
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Console-script entry point."""
-    cli.main(args=argv, prog_name="schemac")
+    """Console-script entry point. Ctrl-C exits 130 (128 + SIGINT) with one line, no traceback;
+    a SIGINT the caller ignores (a background job) stays ignored."""
+    import signal
+
+    previous = signal.getsignal(signal.SIGINT)
+    if previous is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _interrupt)
+    try:
+        cli.main(args=argv, prog_name="schemac")
+    except Interrupted:
+        click.echo("schemac: interrupted", err=True)
+        sys.exit(130)
+    finally:
+        if previous is signal.default_int_handler:
+            signal.signal(signal.SIGINT, previous)

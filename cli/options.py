@@ -39,6 +39,12 @@ def compile_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--exit-zero", is_flag=True, help="Exit 0 even when schemas are rejected (usage errors still exit 2)."),
         click.option("--output-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
                      help="Write the report to this file instead of stdout."),
+        click.option("--select", "select", multiple=True, metavar="CODES",
+                     help="Report only these diagnostic codes (comma-separated; replaces the configuration's "
+                          "'select'): the others are ignored, bar those of a file that is no schema at all."),
+        click.option("--ignore", "ignore", multiple=True, metavar="CODES",
+                     help="Ignore these diagnostic codes (comma-separated; replaces the configuration's 'ignore'). "
+                          "A schema whose only errors are ignored passes check; compile still fails it."),
         click.option("--upgrade-drafts/--no-upgrade-drafts", default=None,
                      help="Translate draft-04/06/07/2019-09 schemas exactly into 2020-12 instead of rejecting them."),
         click.option("--strict-formats/--no-strict-formats", default=None,
@@ -48,6 +54,8 @@ def compile_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         key_order_option(configurable=True),
         click.option("--respect-gitignore/--no-respect-gitignore", default=True, show_default=True,
                      help="Skip what .gitignore files ignore when walking folders."),
+        click.option("--show-files", is_flag=True,
+                     help="List every file found, checked or left out (and why), then exit without compiling."),
         click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
                      help="Artifact cache folder (default: $SCHEMAC_CACHE_DIR or ~/.cache/schemac)."),
         click.option("--no-cache", is_flag=True, help="Compile everything afresh; read and write no cache."),

@@ -85,6 +85,7 @@ def read_source(task: Task) -> tuple[Any, Callable[[], Any]]:
         text = task.text
         return text, lambda: Locator.from_json_text(text)
     assert task.path is not None
+    _check_size(task.path)
     raw = task.path.read_bytes()
     if _is_yaml(task):
         from schemac.cli.yaml_load import load_yaml
@@ -94,7 +95,26 @@ def read_source(task: Task) -> tuple[Any, Callable[[], Any]]:
     return raw, lambda: Locator.from_json_text(raw.decode("utf-8", errors="replace"))
 
 
+#: what to do about a diagnostic the compiler gave no hint for, in the command line's words
+_CLI_HINTS = {
+    "unknown-format": "--strict-formats (or strict-formats = true) makes it an error; --ignore unknown-format "
+                      "or per-file-ignores hides it",
+    "too-large": "split or simplify the schema (the bounds are schemac.budget.Limits; the Python API takes "
+                 "limits=); --ignore too-large only lets check pass: compile writes no artifact for it",
+}
+
+
+def _check_size(path: Path) -> None:
+    """Refuse a file over the schema size limit before reading it: a 56 MB file took 15.8 s and
+    618 MB (reading, then locating the refusal in its text) for the verdict its size gives."""
+    from schemac.budget import Limits
+    from schemac.load import check_size
+
+    check_size(path.stat().st_size, Limits())
+
+
 def locate_all(diagnostics: list[Any], locator: Callable[[], Any]) -> list[dict[str, Any]]:
+    """The diagnostics as records with a line and column, sorted by position (stable), hinted."""
     out = []
     cached: list[Any] = []
     for d in diagnostics:
@@ -104,8 +124,10 @@ def locate_all(diagnostics: list[Any], locator: Callable[[], Any]) -> list[dict[
                 cached.append(locator())
             where = cached[0].position(d.pointer)
             record["line"], record["column"] = where if where is not None else (1, 1)
+        if "hint" not in record and d.code in _CLI_HINTS:
+            record["hint"] = _CLI_HINTS[d.code]
         out.append(record)
-    return out
+    return sorted(out, key=lambda r: (r["line"], r["column"]))
 
 
 def run_task(task: Task) -> Outcome:
@@ -225,11 +247,22 @@ def run_all(tasks: list[Task], jobs: int, on_done: Callable[[], None] | None = N
                 on_done()
         return
     chunk = max(1, min(64, len(tasks) // (jobs * 16)))
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        for outcome in pool.map(run_task, tasks, chunksize=chunk):
-            yield outcome
-            if on_done:
-                on_done()
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_interrupts) as pool:
+        try:
+            for outcome in pool.map(run_task, tasks, chunksize=chunk):
+                yield outcome
+                if on_done:
+                    on_done()
+        except BaseException:  # Ctrl-C in the parent: drop the queued work, let the running finish
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+
+
+def _ignore_interrupts() -> None:
+    """Workers leave Ctrl-C to the parent, which stops the run (no traceback per worker)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def default_jobs() -> int:

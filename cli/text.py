@@ -128,7 +128,7 @@ def render(outcomes: list[Outcome], *, style: Style = _plain, skipped: int = 0, 
         lines += [line for o in outcomes for line in diagnostic_lines(o, style)]
     tail = summary_line(outcomes)
     if skipped:
-        tail += f" {_plural(skipped, 'file')} left out by the configuration."
+        tail += f" {_plural(skipped, 'file')} left out (--show-files lists them and why)."
     lines.append(tail)
     if out_dir is not None:
         written = sum(1 for o in outcomes if o.artifact)

@@ -9,18 +9,23 @@ Keys (all optional; command-line flags override them):
     key-order = "any"                # objects of at most 6 listed keys take them in every order
                                      # (default "schema": an order the schema states, `properties`'
                                      # or `required`'s; "properties": `properties`' order only)
-    include = ["schemas/**/*.json"]  # which files count as schemas (default: *.json, *.yaml, *.yml)
-    exclude = ["**/fixtures/**"]     # never checked, even when named on the command line
+    include = ["schemas/**/*.json"]  # which walked files are schemas (default: the hook's rule, see
+                                     # schemac.cli.discover); a file named on the command line always is
+    exclude = ["**/fixtures/**"]     # never checked: a named file is skipped with a note on stderr
     per-file-ignores = {"schemas/legacy/*.json" = ["unknown-format"]}
     ref-root = "schemas"             # relative `$ref` files are read only inside this folder
                                      # (default: the git work tree, else the working folder)
     ref-map = {"https://example.com/schemas/" = "vendor/schemas"}  # local copies of remote documents
+    select = ["remote-ref"]          # report only these codes (--select); the rest are ignored
+    ignore = ["unknown-format"]      # ignore these codes everywhere (--ignore)
 
 Globs are relative to the configuration file's folder; `**` spans folders, `*` and `?` stay
 within one, and a glob without `/` matches the file name in any folder. An ignored code is left
 out of every report, and a schema whose only errors are ignored passes `check` (no artifact can
 be written for it, so `compile` still fails it) — except `unknown-format`, which for those files
-turns `strict-formats` off, so they compile with the formats dropped as annotations.
+turns `strict-formats` off, so they compile with the formats dropped as annotations. The codes
+of a file that is not a schema at all, or that schemac failed on (`NEVER_IGNORED`), cannot be
+ignored or left unselected: such a file always fails.
 """
 from __future__ import annotations
 
@@ -32,7 +37,9 @@ from typing import Any
 from schemac.diagnostics import CODES
 
 _KEYS = frozenset({"strict-formats", "upgrade-drafts", "key-order", "include", "exclude", "per-file-ignores",
-                   "ref-root", "ref-map"})
+                   "ref-root", "ref-map", "select", "ignore"})
+#: a file that does not parse, is no schema, or crashed schemac fails whatever is selected or ignored
+NEVER_IGNORED = frozenset({"invalid-json", "invalid-yaml", "duplicate-key", "invalid-schema", "internal-error"})
 #: `schemac.pipeline.KEY_ORDERS`, spelt here so reading a configuration loads no compiler
 KEY_ORDERS = ("schema", "properties", "any")
 
@@ -104,6 +111,8 @@ class Config:
     per_file_ignores: tuple[tuple[Glob, frozenset[str]], ...] = ()
     ref_root: Path | None = None
     ref_map: tuple[tuple[str, Path], ...] = ()  # (URI prefix, folder)
+    select: frozenset[str] | None = None
+    ignore: frozenset[str] = frozenset()
 
     def relative(self, path: Path) -> str:
         resolved = path.resolve()
@@ -112,23 +121,24 @@ class Config:
         except ValueError:
             return resolved.as_posix()
 
-    def selects(self, path: Path) -> bool:
-        """Whether `path` is a schema to check: not excluded, and included when `include` is set.
-
-        Applies to files named on the command line too: pre-commit passes every JSON file.
-        """
+    def excluded_by(self, path: Path) -> str | None:
+        """The first `exclude` glob matching `path`, if any (named files too, with a note)."""
         rel = self.relative(path)
-        if any(g.matches(rel) for g in self.exclude):
-            return False
-        if self.include:
-            return any(g.matches(rel) for g in self.include)
-        return True
+        return next((g.pattern for g in self.exclude if g.matches(rel)), None)
+
+    def included(self, path: Path) -> bool:
+        """Whether the `include` globs select `path` (they choose among walked files only)."""
+        rel = self.relative(path)
+        return any(g.matches(rel) for g in self.include)
 
     def ignored_codes(self, path: Path | None) -> frozenset[str]:
+        """`ignore`, the codes `select` leaves out, and the per-file-ignores matching `path`."""
+        out = set(self.ignore)
+        if self.select is not None:
+            out |= set(CODES) - self.select - NEVER_IGNORED
         if path is None:
-            return frozenset()
+            return frozenset(out)
         rel = self.relative(path)
-        out: set[str] = set()
         for glob, codes in self.per_file_ignores:
             if glob.matches(rel):
                 out |= codes
@@ -207,12 +217,7 @@ def _ignores(path: Path, table: dict[str, Any]) -> tuple[tuple[Glob, frozenset[s
         raise ConfigError(f"{path}: 'per-file-ignores' must be a table of glob = [codes]")
     out = []
     for pattern, codes in value.items():
-        if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
-            raise ConfigError(f"{path}: per-file-ignores[{pattern!r}] must be a list of diagnostic codes")
-        unknown = sorted(set(codes) - set(CODES))
-        if unknown:
-            raise ConfigError(f"{path}: per-file-ignores[{pattern!r}]: unknown code(s) {', '.join(unknown)}")
-        out.append((Glob.of(pattern), frozenset(codes)))
+        out.append((Glob.of(pattern), parse_codes(codes, f"{path}: per-file-ignores[{pattern!r}]")))
     return tuple(out)
 
 
@@ -230,6 +235,20 @@ def _ref_map(path: Path, table: dict[str, Any]) -> tuple[tuple[str, Path], ...]:
     return tuple((uri, path.parent / folder) for uri, folder in value.items())
 
 
+def parse_codes(codes: object, where: str, ignoring: bool = True) -> frozenset[str]:
+    """A list of diagnostic codes, each known (and ignorable, when `ignoring`); ConfigError otherwise."""
+    if not isinstance(codes, (list, tuple)) or not all(isinstance(c, str) for c in codes):
+        raise ConfigError(f"{where} must be a list of diagnostic codes")
+    unknown = sorted(set(codes) - set(CODES))
+    if unknown:
+        raise ConfigError(f"{where}: unknown code(s) {', '.join(unknown)}")
+    fixed = sorted(set(codes) & NEVER_IGNORED) if ignoring else []
+    if fixed:
+        raise ConfigError(f"{where}: {', '.join(fixed)} cannot be ignored: a file that does not parse, is not a "
+                          "schema or made schemac fail always fails")
+    return frozenset(codes)
+
+
 def parse_config(path: Path, table: dict[str, Any]) -> Config:
     unknown = sorted(set(table) - _KEYS)
     if unknown:
@@ -245,6 +264,8 @@ def parse_config(path: Path, table: dict[str, Any]) -> Config:
         per_file_ignores=_ignores(path, table),
         ref_root=_ref_root(path, table),
         ref_map=_ref_map(path, table),
+        select=parse_codes(table["select"], f"{path}: 'select'", ignoring=False) if "select" in table else None,
+        ignore=parse_codes(table.get("ignore", []), f"{path}: 'ignore'"),
     )
 
 

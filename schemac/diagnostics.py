@@ -11,8 +11,16 @@ from typing import Any
 
 
 class Severity(str, enum.Enum):
+    """Prints as its value (`error`), never as `Severity.ERROR`, wherever a message formats it."""
+
     ERROR = "error"
     WARNING = "warning"
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
 
 
 @dataclass(frozen=True)

@@ -81,18 +81,22 @@ def _located(code: str, message: str, text: str, pos: int | None) -> CompileErro
     return CompileError(Diagnostic(Severity.ERROR, code, "", message + where, None, line, col))
 
 
+def check_size(size: int, limits: Limits, unit: str = "bytes") -> None:
+    """Refuse a schema text over `max_schema_bytes` (callers holding only a file's size ask first)."""
+    if size > limits.max_schema_bytes:
+        raise reject("too-large", "", f"schema is {size} {unit}; the limit is {limits.max_schema_bytes}")
+
+
 def parse_text(text: str | bytes, limits: Limits | None = None) -> Any:
     """Parse JSON text strictly. Raises CompileError (invalid-json, duplicate-key, invalid-number, too-large)."""
     limits = limits or Limits()
     if isinstance(text, bytes):
-        if len(text) > limits.max_schema_bytes:
-            raise reject("too-large", "", f"schema is {len(text)} bytes; the limit is {limits.max_schema_bytes}")
+        check_size(len(text), limits)
         try:
             text = text.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise _located("invalid-json", f"schema is not valid UTF-8: {exc.reason}", "", None) from exc
-    if len(text) > limits.max_schema_bytes:
-        raise reject("too-large", "", f"schema is {len(text)} characters; the limit is {limits.max_schema_bytes}")
+    check_size(len(text), limits, "characters")
     try:  # CPython's C decoder guards its recursion: too deep a text raises RecursionError
         return json.loads(
             text, object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_float, parse_int=_int

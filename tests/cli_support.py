@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -34,3 +35,10 @@ def run(*args: str, input: str | None = None) -> Result:
 def report(*args: str, input: str | None = None) -> tuple[int, dict[str, Any]]:
     result = run(*args, "--format", "json", input=input)
     return result.exit_code, json.loads(result.stdout)
+
+
+def readme_toml() -> str:
+    """The README's `[tool.schemac]` example, as users copy it."""
+    text = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    (block,) = [b for b in re.findall(r"```toml\n(.*?)```", text, re.S) if "[tool.schemac]" in b]
+    return block

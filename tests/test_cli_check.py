@@ -60,23 +60,23 @@ def test_json_report_is_stable(tmp_path: Path) -> None:
 
 
 def test_github_annotations(tmp_path: Path) -> None:
-    write(tmp_path / "dir, x" / "bad.json", REMOTE)
+    write(tmp_path / "dir, x" / "bad.schema.json", REMOTE)
     result = run("check", "--format", "github", "dir, x")
     lines = result.stdout.splitlines()
     assert result.exit_code == 1
-    assert lines[0].startswith("::error file=dir%2C x/bad.json,line=5,col=7,title=remote-ref::/properties/a/$ref: ")
+    assert lines[0].startswith("::error file=dir%2C x/bad.schema.json,line=5,col=7,title=remote-ref::/properties/a/$ref: ")
     assert "%0Ahint: bundle the referenced schema under $defs" in lines[0]
     assert lines[-1] == "schemac: 1 schemas, 0 ok, 1 rejected, 0 ignored"
 
 
 def test_directories_are_walked_recursively_and_stdin_is_read(tmp_path: Path) -> None:
-    write(tmp_path / "s" / "a.json", OK)
-    write(tmp_path / "s" / "deep" / "er" / "b.json", OK)
-    write(tmp_path / "s" / ".hidden" / "c.json", REMOTE)
-    write(tmp_path / "s" / "notes.txt", "not a schema")
-    code, data = report("check", "s", "-", input=json.dumps(REMOTE))
+    write(tmp_path / "schemas" / "a.json", OK)
+    write(tmp_path / "schemas" / "deep" / "er" / "b.json", OK)
+    write(tmp_path / "schemas" / ".hidden" / "c.json", REMOTE)
+    write(tmp_path / "schemas" / "notes.txt", "not a schema")
+    code, data = report("check", "schemas", "-", input=json.dumps(REMOTE))
     assert code == 1
-    assert [s["path"] for s in data["schemas"]] == ["s/a.json", "s/deep/er/b.json", "<stdin>"]
+    assert [s["path"] for s in data["schemas"]] == ["schemas/a.json", "schemas/deep/er/b.json", "<stdin>"]
     assert data["schemas"][2]["diagnostics"][0]["line"] == 1
 
 
@@ -88,18 +88,18 @@ def test_invalid_json_is_located_by_the_loader(tmp_path: Path) -> None:
 
 
 def test_yaml_schemas_and_duplicate_keys(tmp_path: Path) -> None:
-    write(tmp_path / "y" / "ok.yaml", "type: object\nproperties:\n  when: {const: 2020-01-01}\n")
-    write(tmp_path / "y" / "dup.yml", "type: object\nproperties:\n  a: {type: string}\n  a: {type: number}\n")
-    write(tmp_path / "y" / "bad.yaml", "type: [string\n")
-    write(tmp_path / "y" / "empty.yaml", "")
+    write(tmp_path / "y" / "schemas" / "ok.yaml", "type: object\nproperties:\n  when: {const: 2020-01-01}\n")
+    write(tmp_path / "y" / "schemas" / "dup.yml", "type: object\nproperties:\n  a: {type: string}\n  a: {type: number}\n")
+    write(tmp_path / "y" / "schemas" / "bad.yaml", "type: [string\n")
+    write(tmp_path / "y" / "schemas" / "empty.yaml", "")
     code, data = report("check", "y")
-    by_path = {s["path"]: s for s in data["schemas"]}
+    by_path = {s["path"].removeprefix("y/schemas/"): s for s in data["schemas"]}
     assert code == 1
-    assert by_path["y/ok.yaml"]["status"] == "ok"
-    (dup,) = by_path["y/dup.yml"]["diagnostics"]
+    assert by_path["ok.yaml"]["status"] == "ok"
+    (dup,) = by_path["dup.yml"]["diagnostics"]
     assert (dup["code"], dup["pointer"], dup["line"], dup["column"]) == ("duplicate-key", "/properties/a", 4, 3)
-    assert by_path["y/bad.yaml"]["diagnostics"][0]["code"] == "invalid-yaml"
-    assert by_path["y/empty.yaml"]["diagnostics"][0]["code"] == "invalid-yaml"
+    assert by_path["bad.yaml"]["diagnostics"][0]["code"] == "invalid-yaml"
+    assert by_path["empty.yaml"]["diagnostics"][0]["code"] == "invalid-yaml"
 
 
 def test_flags_upgrade_drafts_and_strict_formats(tmp_path: Path) -> None:
@@ -169,8 +169,8 @@ def test_key_order_reaches_every_compile_of_check(tmp_path: Path, monkeypatch: p
 
 def test_parallel_check_keeps_input_order(tmp_path: Path) -> None:
     for i in range(6):
-        write(tmp_path / "p" / f"{i}.json", REMOTE if i % 2 else {"type": "integer", "minimum": i})
-    code, data = report("check", "-j", "2", "--no-cache", "p")
+        write(tmp_path / "schemas" / f"{i}.json", REMOTE if i % 2 else {"type": "integer", "minimum": i})
+    code, data = report("check", "-j", "2", "--no-cache", "schemas")
     assert code == 1
     assert [s["status"] for s in data["schemas"]] == ["ok", "rejected"] * 3
 
@@ -190,7 +190,7 @@ def test_compile_writes_collision_safe_artifacts(tmp_path: Path) -> None:
     write(tmp_path / "b" / "x.json", {"type": "integer"})
     write(tmp_path / "b" / "x.yaml", "type: boolean\n")
     write(tmp_path / "b" / "bad.json", REMOTE)
-    code, data = report("compile", "a", "b", "-o", "out")
+    code, data = report("compile", "a/x.json", "b/x.json", "b/x.yaml", "b/bad.json", "-o", "out")
     assert code == 1
     arts = {s["path"]: s["artifact"] for s in data["schemas"]}
     assert arts == {

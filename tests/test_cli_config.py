@@ -107,7 +107,7 @@ def test_key_order_choices_match_the_compiler() -> None:
     assert f"at most {MAX_FREE_KEYS} listed keys" in " ".join(run("check", "--help").stdout.split())
 
 
-def test_include_and_exclude_filter_walked_and_named_files(tmp_path: Path) -> None:
+def test_include_and_exclude_filter_walked_files_and_exclude_alone_skips_named_ones(tmp_path: Path) -> None:
     write(tmp_path / "schemas" / "a.json", OK)
     write(tmp_path / "schemas" / "fixtures" / "f.json", REMOTE)
     write(tmp_path / "package.json", {"name": "not a schema", "version": "1.0.0"})
@@ -116,13 +116,18 @@ def test_include_and_exclude_filter_walked_and_named_files(tmp_path: Path) -> No
     )
     code, data = report("check", ".")
     assert code == 0 and [s["path"] for s in data["schemas"]] == ["schemas/a.json"]
-    # pre-commit names every JSON file: the configuration still decides which are schemas
-    code, data = report("check", "package.json", "schemas/fixtures/f.json", "schemas/a.json")
-    assert code == 0 and [s["path"] for s in data["schemas"]] == ["schemas/a.json"]
-    nothing = run("check", "package.json")
+    # a named file is always checked (include never hides it); exclude skips it with a note
+    named = run("check", "--format", "json", "package.json", "schemas/fixtures/f.json", "schemas/a.json")
+    assert [s["path"] for s in __import__("json").loads(named.stdout)["schemas"]] == ["package.json", "schemas/a.json"]
+    assert named.stderr == ("note: schemas/fixtures/f.json: not checked, though named: excluded by the "
+                            "configuration's exclude glob '**/fixtures/**'\n")
+    nothing = run("check", "schemas/fixtures/f.json")
     assert nothing.exit_code == 0 and nothing.stdout == ""
-    assert nothing.stderr == ("No schemas found in package.json: looked for *.json, *.yaml and *.yml files "
-                              "(1 left out by the configuration's include/exclude globs).\n")
+    assert nothing.stderr.splitlines() == [
+        "note: schemas/fixtures/f.json: not checked, though named: excluded by the configuration's exclude glob "
+        "'**/fixtures/**'",
+        "No schemas found in schemas/fixtures/f.json: looked for *.json, *.yaml and *.yml files "
+        "(1 left out; --show-files lists them and why)."]
     # without PATHS: the include globs say what to check
     code, data = report("check")
     assert code == 0 and [s["path"] for s in data["schemas"]] == ["schemas/a.json"]

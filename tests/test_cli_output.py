@@ -23,41 +23,41 @@ def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _three(tmp_path: Path) -> None:
-    write(tmp_path / "s" / "ok.json", OK)
-    write(tmp_path / "s" / "warn.json", COLOR)
-    write(tmp_path / "s" / "bad.json", REMOTE)
+    write(tmp_path / "schemas" / "ok.json", OK)
+    write(tmp_path / "schemas" / "warn.json", COLOR)
+    write(tmp_path / "schemas" / "bad.json", REMOTE)
 
 
 def test_default_output_is_the_problems_then_a_summary(tmp_path: Path) -> None:
     _three(tmp_path)
-    result = run("check", "s")
+    result = run("check", "schemas")
     lines = result.stdout.splitlines()
     assert result.exit_code == 1
-    assert LINE.match(lines[0]) and lines[0].startswith("s/bad.json:5:7: error[remote-ref] ")
+    assert LINE.match(lines[0]) and lines[0].startswith("schemas/bad.json:5:7: error[remote-ref] ")
     assert lines[1].startswith("    hint: ")
-    assert LINE.match(lines[2]) and lines[2].startswith("s/warn.json:6:7: warning[unknown-format] ")
+    assert LINE.match(lines[2]) and lines[2].startswith("schemas/warn.json:6:7: warning[unknown-format] ")
     assert lines[-1] == "Found 1 error and 1 warning in 2 of 3 schemas (2 ok, 1 rejected)."
     assert "ok.json" not in result.stdout  # a clean schema prints nothing
-    write(tmp_path / "s" / "bad.json", OK)
-    write(tmp_path / "s" / "warn.json", OK)
-    assert run("check", "s").stdout == "All 3 schemas compile.\n"
+    write(tmp_path / "schemas" / "bad.json", OK)
+    write(tmp_path / "schemas" / "warn.json", OK)
+    assert run("check", "schemas").stdout == "All 3 schemas compile.\n"
 
 
 def test_table_statistics_quiet_exit_zero(tmp_path: Path) -> None:
     _three(tmp_path)
-    table = run("check", "--show-ok", "s").stdout.splitlines()
+    table = run("check", "--show-ok", "schemas").stdout.splitlines()
     assert table[0].split() == ["schema", "status", "diagnostics", "budget", "ms"]
     assert [row.split()[:3] for row in table[1:4]] == [
-        ["s/bad.json", "rejected", "1"], ["s/ok.json", "ok", "0"], ["s/warn.json", "ok", "1"]]
-    as_table = run("check", "--format", "table", "s").stdout.splitlines()
+        ["schemas/bad.json", "rejected", "1"], ["schemas/ok.json", "ok", "0"], ["schemas/warn.json", "ok", "1"]]
+    as_table = run("check", "--format", "table", "schemas").stdout.splitlines()
     assert [row.split()[:3] for row in as_table] == [row.split()[:3] for row in table]  # ms aside
-    stats = run("check", "--statistics", "s")
+    stats = run("check", "--statistics", "schemas")
     assert stats.stdout.splitlines() == ["1  error    remote-ref", "1  warning  unknown-format",
                                          "Found 1 error and 1 warning in 2 of 3 schemas (2 ok, 1 rejected)."]
-    quiet = run("check", "-q", "s")
+    quiet = run("check", "-q", "schemas")
     assert quiet.exit_code == 1 and len(quiet.stdout.splitlines()) == 2
     assert all(LINE.match(line) for line in quiet.stdout.splitlines())
-    assert run("check", "--exit-zero", "s").exit_code == 0
+    assert run("check", "--exit-zero", "schemas").exit_code == 0
     assert run("check", "--exit-zero", "missing").exit_code == 2  # usage errors still fail
 
 
@@ -79,8 +79,8 @@ def test_output_file_gets_the_report_with_the_umask(tmp_path: Path) -> None:
     _three(tmp_path)
     old = os.umask(0o022)
     try:
-        result = run("check", "--output-file", "out/report.txt", "s")
-        sarif = run("check", "--format", "sarif", "--output-file", "report.sarif", "s")
+        result = run("check", "--output-file", "out/report.txt", "schemas")
+        sarif = run("check", "--format", "sarif", "--output-file", "report.sarif", "schemas")
     finally:
         os.umask(old)
     assert result.exit_code == 1 and result.stdout == "" and sarif.stdout == ""
@@ -88,7 +88,7 @@ def test_output_file_gets_the_report_with_the_umask(tmp_path: Path) -> None:
     assert text.endswith("Found 1 error and 1 warning in 2 of 3 schemas (2 ok, 1 rejected).\n")
     assert json.loads((tmp_path / "report.sarif").read_text())["version"] == "2.1.0"
     assert stat.S_IMODE((tmp_path / "report.sarif").stat().st_mode) == 0o644
-    assert run("check", "--output-file", "s/ok.json/x", "s").exit_code == 2  # cannot be written
+    assert run("check", "--output-file", "schemas/ok.json/x", "schemas").exit_code == 2  # cannot be written
 
 
 def test_artifacts_and_cache_entries_follow_the_umask(tmp_path: Path) -> None:
@@ -209,14 +209,14 @@ def _three_hundred(folder: Path) -> set[str]:
 
 @pytest.mark.slow
 def test_a_300_schema_folder_prints_only_its_problems_and_a_summary(tmp_path: Path) -> None:
-    folder = tmp_path / "many"
+    folder = tmp_path / "schemas"
     folder.mkdir()
     rejected = _three_hundred(folder)
     assert len(list(folder.iterdir())) == 300
-    _code, data = report("check", "-j", "2", "--upgrade-drafts", "many")
+    _code, data = report("check", "-j", "2", "--upgrade-drafts", "schemas")
     with_problems = {Path(s["path"]).name for s in data["schemas"] if s["diagnostics"]}
     assert rejected <= with_problems and len(with_problems) < 20
-    result = run("check", "-j", "2", "--upgrade-drafts", "many")
+    result = run("check", "-j", "2", "--upgrade-drafts", "schemas")
     lines = result.stdout.splitlines()
     named = {Path(m.group("path")).name for m in map(LINE.match, lines) if m}
     assert named == with_problems

@@ -47,8 +47,6 @@ def vllm_tokenizer() -> Any:
 
 @lru_cache(maxsize=None)
 def sglang_backend() -> Any:
-    pytest.importorskip("sglang.srt.constrained.llguidance_backend",
-                        reason="install with: pip install --no-deps sglang==0.5.23")
     from sglang.srt.constrained.llguidance_backend import GuidanceBackend
 
     return GuidanceBackend(hf_tokenizer(), any_whitespace=True, n_vocab=VOCAB,

@@ -24,7 +24,7 @@ from sglang.srt.constrained.base_grammar_backend import (  # noqa: E402
     GrammarRow,
     InvalidGrammarObject,
 )
-from sglang.srt.constrained.llguidance_backend import GuidanceGrammar  # noqa: E402
+from sglang.srt.constrained.llguidance_backend import GuidanceGrammar
 
 from schemac.artifact import Artifact  # noqa: E402
 from schemac.integrations import sglang as integ  # noqa: E402

