@@ -1,0 +1,162 @@
+"""Attack round 13 (issues 27.3, 29, 33): the keys, OpenAPI-format, tool-envelope and boundary
+work of the `keys` and `runtime` branches, attacked with schemas in contexts the branch tests
+did not place them in. The oracle is jsonschema on the parsed value (exact decimals).
+
+Held: required-only and counted objects under prefixItems, additionalProperties and
+patternProperties values, $ref targets, allOf, oneOf/if-else branches, not-not and
+dependentSchemas admit no invalid text and no escaped spelling of a named key; the OpenAPI
+ranges hold under not/oneOf/anyOf/if at every spelling of their bounds (fractions, exponents,
+-0); tool envelopes hold for the NAMING schemas the branch's walk skipped; row integers refuse
+bools, floats and arrays of one element.
+
+Open (xfail): a count-only branch (the complement of a pattern-key object with a count) is
+written as llguidance's `%json` object, whose key lexeme admits `\\u000a`-style escapes, so a
+key the schema's pattern names is admitted in a spelling the syntax policy excludes.
+"""
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+
+import pytest
+from grammar_harness import accepts
+from test_emit_keys import NAMING, TEXTS, _canonical_keys, _named, _oracle, _parsed, _repeated
+
+import schemac
+
+#: contexts the branch's nested walk does not cover (its CONTEXTS: items, anyOf, a property)
+CONTEXTS = [
+    ({"type": "array", "prefixItems": [None]}, "[{}]"),
+    ({"type": "object", "additionalProperties": None}, '{"p": {}}'),
+    ({"type": "object", "patternProperties": {"^p": None}}, '{"p": {}}'),
+    ({"$ref": "#/$defs/x", "$defs": {"x": None}}, "{}"),
+    ({"oneOf": [{"type": "string"}, None]}, "{}"),
+    ({"if": {"type": "string"}, "then": {"minLength": 1}, "else": None}, "{}"),
+    ({"not": {"not": None}}, "{}"),
+    ({"type": "object", "dependentSchemas": {"p": {"properties": {"p": None}}}, "required": ["p"]}, '{"p": {}}'),
+    ({"type": "array", "items": {"type": "array", "items": None}}, "[[{}]]"),
+]
+
+#: required-only, counted and applicator objects (the issue-29 class)
+CASES = [NAMING[i] for i in (0, 1, 2, 3, 4, 10, 13, 14)]
+
+
+@pytest.mark.parametrize("schema", CASES, ids=lambda s: json.dumps(s, ensure_ascii=True)[:50])
+@pytest.mark.parametrize("context", range(len(CONTEXTS)))
+def test_named_keys_exact_in_every_context(context: int, schema: dict) -> None:
+    outer, wrap = CONTEXTS[context]
+    whole = json.loads(json.dumps(outer).replace("null", json.dumps(schema)))
+    grammar = schemac.compile(whole, use_cache=False).grammar
+    oracle = _oracle(whole)
+    for text in TEXTS[::2]:
+        full = wrap.replace("{}", text, 1)
+        value, repeated = _parsed(full)
+        got = accepts(grammar, full)
+        if repeated:
+            assert not got or oracle.is_valid(value) or not (_repeated(text) & _named(schema)), ("named key repeated", full)
+            continue
+        inner, _ = _parsed(text)
+        assert not got or oracle.is_valid(value), ("invalid text accepted", full)
+        if context != 6:  # not-not: see the xfail below
+            assert not got or _canonical_keys(text, inner), ("non-canonical key accepted", full)
+        if oracle.is_valid(value) and _canonical_keys(text, inner) and len(inner) <= 1:
+            assert got, ("valid canonical text refused", full)
+
+
+def test_recursive_named_keys_exact() -> None:
+    """A recursive object (required key, counted additional values of itself)."""
+    cases = [({"$defs": {"r": {"type": "object", "required": ["a"], "properties": {"c": {"$ref": "#/$defs/r"}}}},
+               "$ref": "#/$defs/r"},
+              ['{"a": 1, "\\u0061": 2}', '{"\\u0061": 1}', '{"c": {"\\u0061": 1}, "a": 1}', '{"c": {"a": 1}, "a": 1}',
+               '{"\\u0063": {"a": 1}, "a": 1}', '{"c": {"b": 1}, "a": 1}', '{"a": 1, "a": 2}']),
+             ({"$defs": {"r": {"type": "object", "maxProperties": 1, "additionalProperties": {"$ref": "#/$defs/r"}}},
+               "$ref": "#/$defs/r"},
+              ['{"a": {}, "b": {}}', '{"a": {"x": {}, "y": {}}}', '{"a": {"x": {}}}', '{}']),
+             ({"$defs": {"r": {"type": "object", "required": ["a"], "additionalProperties": {"$ref": "#/$defs/r"}}},
+               "$ref": "#/$defs/r"},
+              ['{"a": 1, "b": {"c": 1}}', '{"a": 1, "b": {"a": 1}}', '{"a": 1, "a": 2}', '{"\\u0061": 1}'])]
+    for schema, texts in cases:
+        grammar = schemac.compile(schema, use_cache=False).grammar
+        oracle = _oracle(schema)
+        for text in texts:
+            value, repeated = _parsed(text)
+            got = accepts(grammar, text)
+            canonical = "\\u" not in text
+            assert got == (oracle.is_valid(value) and canonical and not repeated), (schema, text)
+
+
+RANGES = {"int32": (-2 ** 31, 2 ** 31 - 1), "int64": (-2 ** 63, 2 ** 63 - 1), "uint32": (0, 2 ** 32 - 1),
+          "uint64": (0, 2 ** 64 - 1), "float": (-Decimal("3.4028234663852886e38"), Decimal("3.4028234663852886e38")),
+          "double": (-Decimal("1.7976931348623157e308"), Decimal("1.7976931348623157e308"))}
+
+
+def _spellings(fmt: str) -> list[str]:
+    out = ["-0", "-0.0", "0e5", "-0e-5", "1E1", "1e+1", "0.0", "-1e0"]
+    for bound in RANGES[fmt]:
+        for delta in (0, 1, -1, Decimal("0.5"), Decimal("-0.5"), Decimal("1e-30")):
+            v = Decimal(bound) + delta
+            e = format(v, "E").replace("+", "")
+            mantissa, exp = format(v.normalize(), "E").split("E")
+            out += [format(v, "f"), e, e.lower(), mantissa + "0000E" + exp.replace("+", ""),
+                    format(v.scaleb(-3), "f") + "e3", format(v.scaleb(3), "f") + "e-3"]
+    return list(dict.fromkeys(out))
+
+
+def _in(fmt: str, kind: str, d: Decimal) -> bool:
+    low, high = RANGES[fmt]
+    return Decimal(low) <= d <= Decimal(high) and (kind == "number" or d == d.to_integral_value())
+
+
+@pytest.mark.parametrize("fmt", sorted(RANGES))
+def test_openapi_formats_under_applicators(fmt: str) -> None:
+    """No spelling outside the range (or a fraction for integer) admitted, under oneOf, anyOf,
+    if/then/else and with a user bound beside; `not` of a format is exact or refused loudly."""
+    for kind in ("integer", "number"):
+        f = {"type": kind, "format": fmt}
+        shapes = [(f, lambda d: _in(fmt, kind, d)),
+                  ({"oneOf": [f, {"type": "string"}]}, lambda d: _in(fmt, kind, d)),
+                  ({"anyOf": [{"format": fmt}, {"type": "string"}], "type": kind}, lambda d: _in(fmt, kind, d)),
+                  ({"if": f, "then": {"minimum": -1}, "else": {"type": "string"}}, lambda d: _in(fmt, kind, d) and d >= -1),
+                  ({**f, "minimum": -1}, lambda d: _in(fmt, kind, d) and d >= -1),
+                  ({"not": f}, lambda d: not _in(fmt, kind, d))]
+        for schema, want in shapes:
+            try:
+                grammar = schemac.compile(schema, use_cache=False).grammar
+            except schemac.CompileError:
+                assert "not" in schema  # a loud refusal (`not` of double has no exact lexeme)
+                continue
+            for text in _spellings(fmt):
+                assert not accepts(grammar, text) or want(Decimal(text)), (schema, text)
+
+
+def test_tool_envelopes_on_the_skipped_naming_schemas() -> None:
+    """test_tools_exact walks NAMING[:5] + NAMING[7:12]; the rest hold as well."""
+    from test_emit_keys import _walk
+    from test_tools_exact import HERMES, _grammars
+    for schema in (NAMING[5], NAMING[6], NAMING[13], NAMING[14]):
+        hermes, _ = _grammars(schema)
+        _walk(hermes, schema, HERMES)
+
+
+def test_row_integers_refuse_non_integers() -> None:
+    import numpy as np
+    import torch
+    from schemac.runtime.boundary import integer
+    for bad in (True, np.bool_(True), torch.tensor(True), torch.tensor(1.0), np.float64(1.0), torch.tensor([1]),
+                np.array([1]), 1.0, "1", None):
+        assert integer(bad) is None, bad
+    for good, n in ((np.uint64(2 ** 64 - 1), 2 ** 64 - 1), (np.int64(-1), -1), (torch.tensor(3, dtype=torch.int16), 3),
+                    (torch.tensor(3, dtype=torch.uint8), 3)):
+        assert integer(good) == n
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "a count-only branch (here the complement of a pattern-key object with minProperties: "
+    "`maxProperties: 1`) is written as llguidance's %json object, whose key lexeme admits "
+    "\\u00XX control escapes: the key the pattern names is admitted as `\\u000a`, a spelling the "
+    "README's syntax policy excludes for pattern-key objects"))
+def test_count_only_branch_admits_escaped_pattern_key() -> None:
+    cases = [({"not": {"minProperties": 2, "patternProperties": {"^\n$": {"type": "integer"}}}}, '{"\\u000a": "s"}'),
+             ({"not": {"not": {"patternProperties": {"^a$": {}}, "minProperties": 2}}}, '{"\\u000a": 1, "a": 1}')]
+    admitted = [text for schema, text in cases if accepts(schemac.compile(schema, use_cache=False).grammar, text)]
+    assert admitted == []
