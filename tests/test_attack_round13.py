@@ -160,3 +160,88 @@ def test_count_only_branch_admits_escaped_pattern_key() -> None:
              ({"not": {"not": {"patternProperties": {"^a$": {}}, "minProperties": 2}}}, '{"\\u000a": 1, "a": 1}')]
     admitted = [text for schema, text in cases if accepts(schemac.compile(schema, use_cache=False).grammar, text)]
     assert admitted == []
+
+
+def test_astral_slash_and_line_separator_keys_only_canonical() -> None:
+    """Surrogate-pair, lone-surrogate, `\\/` and `\\u2028` spellings of named, pattern and
+    forbidden keys: nothing invalid, nothing non-canonical, in the answer and a Hermes call."""
+    from test_tools_exact import HERMES, _grammars
+    emoji = "\U0001f600"
+    schemas = [{"type": "object", "properties": {emoji: {"type": "string"}}, "additionalProperties": {"type": "integer"}},
+               {"type": "object", "required": [emoji], "maxProperties": 1},
+               {"type": "object", "patternProperties": {"^/$": {"type": "string"}}, "additionalProperties": {"type": "integer"}},
+               {"type": "object", "propertyNames": {"not": {"const": "/"}}},
+               {"type": "object", "not": {"required": ["/"]}},
+               {"type": "object", "required": ["\u2028"], "maxProperties": 1}]
+    texts = ['{"\\ud83d\\ude00": 1}', '{"\\ud83d\\ude00": "s"}', '{"%s": "s"}' % emoji, '{"%s": 1}' % emoji,
+             '{"\\/": 1}', '{"\\/": "s"}', '{"/": "s"}', '{"/": 1}', '{"\\ud83d": 1}', '{"\\ude00": 1}',
+             '{"%s": "s", "\\ud83d\\ude00": "t"}' % emoji, '{"\\u2028": 1}', '{"\u2028": 1}', '{"\u2028": 1, "\\u2028": 2}']
+    for schema in schemas:
+        oracle = _oracle(schema)
+        answer = schemac.compile(schema, use_cache=False).grammar
+        hermes, _ = _grammars(schema)
+        for text in texts:
+            value, repeated = _parsed(text)
+            canonical = json.dumps(value, ensure_ascii=False) == text
+            for grammar, wrap in ((answer, "{}"), (hermes, HERMES)):
+                if accepts(grammar, wrap.replace("{}", text, 1)):
+                    assert oracle.is_valid(value) and canonical and not repeated, (schema, wrap[:5], text)
+
+
+def test_reasoning_separator_counts_bytes_over_every_whitespace_tokenisation() -> None:
+    """After `</think>`, 1-2 whitespace tokens (and some triples) of 1-5 bytes (tab, LF, CR, spaces): the answer
+    passes iff they hold at most 4 bytes, committed one by one and as rows of a draft."""
+    from itertools import product
+
+    from test_runtime_reasoning import admit, enc, mask, pieces
+
+    from schemac.runtime import StructuredOutputError, finalize_request
+    eos = 2
+    sizes = {1009: 1, 1010: 1, 1013: 1, 1032: 1, 1256: 2, 1293: 3, 1260: 4, 1652: 5}
+    brace = enc("{")[0]
+    assert enc(" ") == [1032] and enc("\n") == [1010] and enc("  ") == [1256] and enc("\t") == [1009]
+
+    def allowed(row: object, t: int) -> bool:
+        return bool((int(row[t // 32]) >> (t % 32)) & 1)
+
+    triples = [(1032, 1010, 1009), (1032, 1032, 1256), (1256, 1032, 1032), (1013, 1256, 1032), (1009, 1010, 1293)]
+    for seq in [*product(sizes, repeat=1), *product(sizes, repeat=2), *triples]:
+        want = sum(sizes[t] for t in seq) <= 4
+        s = admit()
+        s.commit(pieces("x </think>"))
+        for t in seq:
+            s.commit([t])
+        s.commit(enc('{"s": "x"}'))
+        s.commit([eos])
+        try:
+            finalize_request(s, "stop")
+            ok = True
+        except StructuredOutputError:
+            ok = False
+        assert ok == want, seq
+        s = admit()
+        s.commit(enc("x"))
+        drafts = pieces(" </think>") + list(seq) + [brace]
+        rows = mask(s, drafts)
+        k = len(pieces(" </think>"))
+        walk = all(allowed(rows[k + j], t) for j, t in enumerate(seq)) and allowed(rows[k + len(seq)], brace)
+        assert walk == want, seq
+        assert not allowed(rows[k], eos), "EOS right after the marker"
+
+
+def test_sglang_draft_walk_forbids_eos_after_an_invalid_closing_brace() -> None:
+    """Speculative mode absorbs EOS on a doomed answer without raising (the walk calls
+    accept_token outside any try), so the walk's rows are the only judge: the row after a
+    `}` that closes an answer the schema refuses allows the filler token, never EOS."""
+    import torch
+    from test_integrations_sglang_paths import M, PADDED, allowed, backend, decode, enc, loose_grammar, tok
+    b = backend("--speculative-algorithm", "NGRAM")
+    grammar = loose_grammar(b)
+    tokens = enc('{"n": 99}')
+    req = decode(grammar, tokens[:-1])
+    draft = [tokens[-2], tokens[-1], tok().eos_token_id]
+    rows, _ = M["spec_utils"].generate_token_bitmask(
+        [req], torch.tensor([[1, 2, -1]]), torch.tensor([[-1, -1, -1]]), torch.tensor([draft]), PADDED)
+    assert allowed(rows[0], tokens[-1])
+    assert not allowed(rows[1], tok().eos_token_id) and allowed(rows[1], b.filler_token)
+    assert grammar.state.pending == 0 and not grammar.is_terminated()
