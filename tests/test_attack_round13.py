@@ -245,3 +245,28 @@ def test_sglang_draft_walk_forbids_eos_after_an_invalid_closing_brace() -> None:
     assert allowed(rows[0], tokens[-1])
     assert not allowed(rows[1], tok().eos_token_id) and allowed(rows[1], b.filler_token)
     assert grammar.state.pending == 0 and not grammar.is_terminated()
+
+
+def test_distributed_release_of_one_id_given_as_a_string(tmp_path) -> None:
+    """`release("ab")` is a Sequence[str] of the characters: it released requests "a" and "b"
+    on every rank and left "ab" live. A string is one id."""
+    from datetime import timedelta
+
+    import torch.distributed as dist
+
+    from schemac.runtime import Engine, RequestOptions, tekken_tokenizer
+    from schemac.runtime.distributed import DistributedAdmission
+
+    dist.init_process_group("gloo", init_method=f"file://{tmp_path / 'rdv'}", rank=0, world_size=1,
+                            timeout=timedelta(seconds=30))
+    try:
+        engine = Engine.from_hf(tekken_tokenizer(vocab_size=4000), lm_head_size=4000)
+        admission = DistributedAdmission(engine)
+        art = schemac.compile({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]})
+        states = {i: admission.admit(i, art, RequestOptions(engine.tokenizer.fingerprint)) for i in ("a", "b", "ab")}
+        assert admission.release("ab") == ["ab"]
+        assert states["ab"].released and not states["a"].released and not states["b"].released
+        assert sorted(admission.states) == ["a", "b"]
+        assert admission.release(["a", "b"]) == ["a", "b"] and not admission.states
+    finally:
+        dist.destroy_process_group()
