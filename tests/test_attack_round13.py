@@ -270,3 +270,28 @@ def test_distributed_release_of_one_id_given_as_a_string(tmp_path) -> None:
         assert admission.release(["a", "b"]) == ["a", "b"] and not admission.states
     finally:
         dist.destroy_process_group()
+
+
+def test_drafts_as_engine_arrays_and_a_strided_bitmask() -> None:
+    """Drafts as a 1-D int64 tensor or a numpy array (what engines hold) raised "truth value
+    of an array is ambiguous" in `fill` (`if drafts`); a strided bitmask view passed the
+    boundary check and reached llguidance's `assert is_contiguous()` (gone under `python -O`,
+    where rows are written through the data pointer): a BoundaryError before writing."""
+    import numpy as np
+    import torch
+    from test_runtime_reasoning import admit, enc, engine
+
+    from schemac.runtime import BoundaryError
+    eng = engine()
+    state = admit(reasoning=None)
+    drafts = enc('{"')
+    want = eng.allocate_bitmask(len(drafts) + 1)
+    eng.fill(want, [(state, 0, drafts)])
+    for form in (torch.tensor(drafts), np.array(drafts, dtype=np.uint16), torch.tensor([], dtype=torch.int64)):
+        got = eng.allocate_bitmask(len(drafts) + 1)
+        got.fill_(0x1234)
+        eng.fill(got, [(state, 0, form)])
+        n = len(form) + 1
+        assert torch.equal(got[:n], want[:n]), type(form)
+    with pytest.raises(BoundaryError):
+        eng.fill(eng.allocate_bitmask(4)[::2], [(state, 0, [])])
