@@ -295,3 +295,28 @@ def test_drafts_as_engine_arrays_and_a_strided_bitmask() -> None:
         assert torch.equal(got[:n], want[:n]), type(form)
     with pytest.raises(BoundaryError):
         eng.fill(eng.allocate_bitmask(4)[::2], [(state, 0, [])])
+
+
+def test_dsml_and_hermes_parameters_at_the_envelope_level() -> None:
+    """DSML names parameters one tag each: a repeated, missing, extra or mistyped parameter,
+    a number outside its bound or in a non-canonical spelling is refused, as in Hermes JSON."""
+    import schemac.tools as tools
+    from tools_cases import chat, chat_tool
+    params = {"type": "object", "properties": {"p": {"type": "integer", "maximum": 5}, "q": {"type": "string"}},
+              "required": ["p"], "additionalProperties": False}
+    request = chat([chat_tool("f", params)], answer=None, tool_choice="required")
+    dsml = tools.build(request, api="chat", parser="dsml").grammar
+
+    def call(*given: tuple[str, str, str]) -> str:
+        body = "".join(f'<｜DSML｜parameter name="{n}" string="{s}">{v}</｜DSML｜parameter>\n' for n, s, v in given)
+        return '<｜DSML｜function_calls>\n<｜DSML｜invoke name="f">\n' + body + '</｜DSML｜invoke>\n</｜DSML｜function_calls>'
+
+    assert accepts(dsml, call(("p", "false", "1"))) and accepts(dsml, call(("p", "false", "1"), ("q", "true", "x")))
+    for refused in [(("p", "false", "1"), ("p", "false", "2")), (("p", "false", "9"),), (("q", "true", "x"),),
+                    (("p", "false", "1"), ("q", "true", "x"), ("q", "true", "y")), (("p", "false", "1"), ("r", "true", "x")),
+                    (("p", "true", "1"),), (("p", "false", "1.0"),), (("p", "false", "5e0"),)]:
+        assert not accepts(dsml, call(*refused)), refused
+    hermes = tools.build(request, api="chat", parser="hermes").grammar
+    for args, want in [('{"p": 1}', True), ('{"p": 1, "p": 2}', False), ('{"p": 9}', False), ('{"q": "x"}', False),
+                       ('{"p": 1, "\\u0070": 9}', False), ('{"p": 1, "q": "x", "q": "y"}', False)]:
+        assert accepts(hermes, '<tool_call>\n{"name": "f", "arguments": ' + args + '}\n</tool_call>') == want, args
