@@ -320,3 +320,20 @@ def test_dsml_and_hermes_parameters_at_the_envelope_level() -> None:
     for args, want in [('{"p": 1}', True), ('{"p": 1, "p": 2}', False), ('{"p": 9}', False), ('{"q": "x"}', False),
                        ('{"p": 1, "\\u0070": 9}', False), ('{"p": 1, "q": "x", "q": "y"}', False)]:
         assert accepts(hermes, '<tool_call>\n{"name": "f", "arguments": ' + args + '}\n</tool_call>') == want, args
+
+
+def test_release_hooks_all_run_and_a_late_hook_runs_at_once() -> None:
+    """A hook that raised stopped the hooks after it (DistributedAdmission's table entry or an
+    integration's live count then leaked), and a hook added after release never ran, though
+    add_release_hook promises one call "whoever releases it"."""
+    from test_runtime_reasoning import admit
+    calls: list[str] = []
+    state = admit(reasoning=None)
+    state.add_release_hook(lambda s: 1 / 0)
+    state.add_release_hook(lambda s: calls.append("after"))
+    with pytest.raises(ZeroDivisionError):
+        state.release()
+    state.release()  # idempotent: nothing runs twice
+    assert state.released and calls == ["after"]
+    state.add_release_hook(lambda s: calls.append("late"))
+    assert calls == ["after", "late"]
