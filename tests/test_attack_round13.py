@@ -337,3 +337,29 @@ def test_release_hooks_all_run_and_a_late_hook_runs_at_once() -> None:
     assert state.released and calls == ["after"]
     state.add_release_hook(lambda s: calls.append("late"))
     assert calls == ["after", "late"]
+
+
+UNSAT_OBJECTS = [
+    {"required": ["a"], "propertyNames": {"pattern": "^b"}}, {"required": ["a"], "propertyNames": {"maxLength": 0}},
+    {"required": ["a", "b"], "maxProperties": 1}, {"required": ["a"], "properties": {"a": False}},
+    {"required": ["a"], "not": {"required": ["a"]}}, {"required": ["a"], "dependentSchemas": {"a": False}},
+    {"required": ["a"], "dependentRequired": {"a": ["b"]}, "propertyNames": {"enum": ["a"]}},
+    {"required": ["a"], "patternProperties": {"^a$": False}}, {"minProperties": 3, "propertyNames": {"enum": ["a", "b"]}},
+    {"required": ["a"], "unevaluatedProperties": False}, {"required": ["a"], "allOf": [{"propertyNames": {"const": "b"}}]},
+    {"required": ["\u00e9"], "propertyNames": {"pattern": "^[a-z]$"}}, {"required": ["ab"], "propertyNames": {"maxLength": 1}},
+]
+
+
+def test_unsatisfiable_required_objects_are_refused_loudly_or_dropped_from_a_branch() -> None:
+    """Required keys against counts, propertyNames, false subschemas and dependencies: the
+    schema is refused (`unsatisfiable`), and as an anyOf branch beside strings no object passes."""
+    texts = ['{}', '{"a": 1}', '{"a": 1, "b": 2}', '{"b": 1}', '{"\u00e9": 1}', '{"ab": 1}']
+    for unsat in UNSAT_OBJECTS:
+        schema = {"type": "object", **unsat}
+        with pytest.raises(schemac.CompileError, match="unsatisfiable"):
+            schemac.compile(schema, use_cache=False)
+        grammar = schemac.compile({"anyOf": [{"type": "string"}, schema]}, use_cache=False).grammar
+        assert accepts(grammar, '"s"') and not any(accepts(grammar, t) for t in texts), unsat
+    emoji = schemac.compile({"type": "object", "required": ["\U0001f600"], "propertyNames": {"maxLength": 1}},
+                            use_cache=False).grammar
+    assert accepts(emoji, '{"\U0001f600": 1}') and not accepts(emoji, '{"\\ud83d\\ude00": 1}')
