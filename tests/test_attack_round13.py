@@ -363,3 +363,28 @@ def test_unsatisfiable_required_objects_are_refused_loudly_or_dropped_from_a_bra
     emoji = schemac.compile({"type": "object", "required": ["\U0001f600"], "propertyNames": {"maxLength": 1}},
                             use_cache=False).grammar
     assert accepts(emoji, '{"\U0001f600": 1}') and not accepts(emoji, '{"\\ud83d\\ude00": 1}')
+
+
+def test_sglang_reasoning_rows_after_the_marker() -> None:
+    """Under --reasoning-parser: EOS is masked right after `</think>`, the separator stops at 4
+    space bytes, and a rollback into the marker gives free text again (EOS still masked).
+    (SGLang judges a sampled EOS before the grammar sees it, so these rows are the defence.)"""
+    from test_integrations_sglang_paths import allowed, backend, batch_mask, dispatch, enc, tok
+    eos = tok().eos_token_id
+    b = backend("--reasoning-parser", "deepseek-r1")
+    grammar = dispatch(b, reasoning=True)
+    for t in enc("ok </think>"):
+        grammar.accept_token(t)
+    assert not allowed(batch_mask(grammar)[0], eos)
+    space, seen = enc(" ")[0], []
+    for _ in range(6):
+        seen.append(allowed(batch_mask(grammar)[0], space))
+        if seen[-1]:
+            grammar.accept_token(space)
+    assert seen == [True] * 4 + [False] * 2
+    again = dispatch(b, reasoning=True)
+    for t in enc("ok </think>"):
+        again.accept_token(t)
+    again.rollback(1)
+    row = batch_mask(again)[0]
+    assert allowed(row, enc("Say")[0]) and not allowed(row, eos)
