@@ -103,12 +103,12 @@ class MaskFiller:
         stopped: list[int] = []  # rows llguidance leaves unwritten (past an invalid draft or EOS)
         seen: set[int] = set()
         for state, row, drafts in entries:
-            draft_list = state.draft_ids(drafts) if drafts else []  # a foreign type fails the request
+            draft_list = state.draft_ids(drafts) if len(drafts) else []  # len: an array has no truth value
             matcher = state.parallel_matcher() if id(state) not in seen else None  # one matcher per parallel call
             seen.add(id(state))
             if matcher is None:
                 slow.append((state, row, drafts))
-            elif not drafts:
+            elif not len(drafts):
                 plain.append((matcher, row))
                 plain_owners.append(state)
             else:

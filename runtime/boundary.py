@@ -75,6 +75,7 @@ def check_bitmask(bitmask: Any, words: int, exact: bool = True) -> None:
     if (
         not isinstance(bitmask, torch.Tensor) or bitmask.dim() != 2 or bitmask.dtype != torch.int32
         or bitmask.device.type != "cpu" or bitmask.shape[1] < words or (exact and bitmask.shape[1] != words)
+        or not bitmask.is_contiguous()  # llguidance writes rows through the data pointer
     ):
         shape = tuple(bitmask.shape) if isinstance(bitmask, torch.Tensor) else type(bitmask).__name__
-        raise BoundaryError("invalid-argument", "bitmask", f"must be a 2-D int32 CPU tensor with {words} columns, got {shape}")
+        raise BoundaryError("invalid-argument", "bitmask", f"must be a contiguous 2-D int32 CPU tensor with {words} columns, got {shape}")

@@ -71,11 +71,13 @@ class DistributedAdmission:
 
     def release(self, request_ids: Sequence[str] = ()) -> list[str]:
         """Release, on every rank, the requests any rank names here (idempotent; unknown ids
-        are ignored). Returns the ids released on this rank."""
+        are ignored; a string is one id, never its characters). Returns the ids released on
+        this rank."""
         import torch.distributed as dist
 
+        ids = [request_ids] if isinstance(request_ids, str) else list(request_ids)
         lists: list[Any] = [None] * dist.get_world_size(self.group)
-        dist.all_gather_object(lists, list(request_ids), group=self.group)
+        dist.all_gather_object(lists, ids, group=self.group)
         released = []
         for request_id in dict.fromkeys(i for ids in lists for i in ids):
             state = self.states.pop(request_id, None)

@@ -171,11 +171,22 @@ class RequestState:
         self._compiled = None
         self._drop_matchers()
         self._pending.clear()
-        for hook in self._on_release:
-            hook(self)
+        hooks, self._on_release = self._on_release, []
+        first: BaseException | None = None
+        for hook in hooks:  # every hook runs, whichever raises; the first exception after
+            try:
+                hook(self)
+            except Exception as exc:  # noqa: BLE001 - re-raised below
+                first = first or exc
+        if first is not None:
+            raise first
 
     def add_release_hook(self, hook: Callable[["RequestState"], None]) -> None:
-        """Call `hook(self)` once, when the request is released (whoever releases it)."""
+        """Call `hook(self)` once, when the request is released (whoever releases it; at
+        once if it already was)."""
+        if self.released:
+            hook(self)
+            return
         self._on_release.append(hook)
 
     def check(self) -> None:
