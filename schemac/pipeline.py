@@ -16,7 +16,7 @@ from typing import Any
 from schemac.version import __version__
 from schemac.artifact import LLGUIDANCE_VERSION, Artifact, sha256_text
 from schemac.budget import Budget, Limits
-from schemac.cache import DiskCache, MemoryCache
+from schemac.cache import DiskCache, MemoryCache, Rejection
 from schemac.client_options import reject_client_options
 from schemac.compat import legacy_dependencies
 from schemac.diagnostics import CompileError, Diagnostic, DiagnosticSink
@@ -155,7 +155,7 @@ def emit_schema(bundle: Bundle, lowered: Schema, budget: Budget, key_order: str 
         return emit(lowered, budget, "properties")
     except CompileError as exc:
         if exc.codes == ["grammar-error"]:
-            located = llguidance_pattern_errors(bundle)
+            located = llguidance_pattern_errors(bundle, budget)
             if located:
                 raise CompileError(located) from exc
         raise
@@ -167,7 +167,7 @@ def _build(schema: Any, options: dict[str, Any], key: str, limits: Limits, censu
     sink = DiagnosticSink()
     try:
         bundle, lowered, source_dialect = lower_schema(schema, options, budget, sink, census)
-        budget.check_deadline("")
+        budget.step("")
         grammar = emit_schema(bundle, lowered, budget, options["key_order"], sink)
     except CompileError as exc:
         exc.diagnostics = in_source(schema, options["upgrade_drafts"], sink.items + exc.diagnostics)
@@ -203,7 +203,8 @@ def compile_schema(
     """Compile `schema` (dict, bool, JSON text or bytes) or raise CompileError with diagnostics.
 
     `key_order` is the property-order policy (`KEY_ORDERS`). `cache_dir` enables the disk cache there (the CLI passes the XDG default); the in-memory LRU
-    is used unless `use_cache=False`.
+    is used unless `use_cache=False`. Both keep deterministic rejections as well (`cache.Rejection`):
+    the same CompileError is raised again without compiling.
     """
     limits = limits or _DEFAULT_LIMITS
     value, census = load_with_census(schema, limits)
@@ -212,13 +213,31 @@ def compile_schema(
     disk = DiskCache(cache_dir) if cache_dir is not None and use_cache else None
     if use_cache:
         hit = _MEMORY.get(key)
+        if isinstance(hit, Rejection):
+            if disk is not None and disk.get_rejection(key) is None:
+                disk.put_rejection(hit)
+            raise CompileError(list(hit.diagnostics))
         if hit is not None:
             if disk is not None and not disk.holds(key):  # a cache_dir given later still gets it
                 disk.put(hit)
             return hit
     artifact = disk.get(key) if disk is not None else None
     if artifact is None:
-        artifact = _build(value, options, key, limits, census)
+        refused = disk.get_rejection(key) if disk is not None else None
+        if refused is None:
+            try:
+                artifact = _build(value, options, key, limits, census)
+            except CompileError as exc:
+                if use_cache and Rejection.cacheable(exc.diagnostics):
+                    refused = Rejection(key, tuple(exc.diagnostics))
+                    _MEMORY.put(refused, sum(len(d.message) for d in refused.diagnostics) + 256)
+                    if disk is not None:
+                        disk.put_rejection(refused)
+                raise
+        else:
+            if use_cache:
+                _MEMORY.put(refused, sum(len(d.message) for d in refused.diagnostics) + 256)
+            raise CompileError(list(refused.diagnostics))
         if disk is not None:
             disk.put(artifact)
     if use_cache:

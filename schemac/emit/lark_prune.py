@@ -58,7 +58,7 @@ class Screen:
         hit = self._memo.get(key)
         if hit is None:
             if self.budget is not None:
-                self.budget.check_deadline("")
+                self.budget.step("")
             hit = self._memo[key] = (list(parts), _dead(self, parts, depth))
         return hit[1]
 

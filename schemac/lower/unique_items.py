@@ -101,7 +101,7 @@ def domain(schema: Schema, ctx: LowerContext, pointer: str) -> list[Any] | None:
         return None
     seen: dict[str, Any] = {}
     for v in values:
-        ctx.budget.check_deadline(pointer)
+        ctx.budget.step(pointer)
         key = json_key(v)
         try:
             if key not in seen and check.is_valid(v):
@@ -211,7 +211,7 @@ def lower(node: dict[str, Any], ctx: LowerContext) -> Schema:
     per_position = [doms[i] if i < len(shown) else tail for i in range(longest)]
     distinct = len({json_key(v) for dom in doms if dom for v in dom})
     longest = min(longest, distinct)  # no longer sequence has distinct items
-    tick = lambda: ctx.budget.check_deadline(here)  # noqa: E731
+    tick = lambda: ctx.budget.step(here)  # noqa: E731
     if sum(1 for _ in islice(_sequences(per_position, lo, longest, tick), MAX_ARRAYS + 1)) > MAX_ARRAYS:
         return _for_lark(out, doms[: len(shown)] + [tail if len(positions) > len(shown) else []], ctx, here)
     arrays: list[list[Any]] = []

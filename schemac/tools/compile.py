@@ -44,7 +44,7 @@ def compile_part(value: Any, pointer: str, options: dict[str, Any], budget: Budg
     limits: Limits = budget.limits
     sink = DiagnosticSink()
     try:
-        budget.check_deadline("")
+        budget.step("")
         loaded = load(value, limits)
         bundle, lowered, source_dialect = lower_schema(loaded, options, budget, sink)
         emit_schema(bundle, lowered, budget, "properties")  # the envelope embeds `properties`' order

@@ -1,0 +1,89 @@
+"""Listed numbers at one value position as one terminal: a trie of their canonical spellings.
+
+One alternative per listed number made the grammar's first Earley row as wide as the enum
+(llguidance gives up past 2,000 items) and its lexer hold one lexeme per number, so an `enum` of
+thousands of numbers was refused after seconds of native work while the same enum of strings
+compiled. A single regex over all of them is one lexeme: the trie of their canonical texts (the
+shortest exact decimal, `_base`), sub-tries that render alike merged into one character class,
+each text followed by the policy's other spellings of the same value (an integer's `.0`, `.00`,
+...; a fraction's trailing zeros). Linear in the total length of the texts; iterative, so a long
+literal cannot exhaust Python's stack.
+"""
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any, Iterable
+
+#: what may follow an integer's text (`1`, `1.0`, `1.00`, ...) and a fraction's (`1.5`, `1.50`, ...)
+_INT_TAIL = r"\.0+"
+_FRACTION_TAIL = "0+"
+_SPECIAL = frozenset(".-")
+
+
+def _base(value: int | float | Decimal) -> tuple[str, bool]:
+    """(the shortest exact decimal text of `value`, whether it is an integer): no exponent, no
+    `-0`, no trailing fraction zeros (`schemac.numbers.exact` reads floats exactly)."""
+    from schemac.numbers import exact
+
+    d = exact(value)
+    if isinstance(d, int) or d == d.to_integral_value():
+        return str(int(d)), True
+    return format(d.normalize(), "f"), False
+
+
+def listed_numbers_regex(values: Iterable[Any], step: Any = None) -> str:
+    """A regex (llguidance syntax, unanchored) for every policy spelling of exactly `values`
+    (JSON numbers, at least one); `step()` is called once per value (the caller's budget)."""
+    root: dict[str, Any] = {}
+    for v in values:
+        if step is not None:
+            step()
+        text, integer = _base(v)
+        node = root
+        for ch in text:
+            node = node.setdefault(ch, {})
+        node["int" if integer else "frac"] = True
+    return _render(root)
+
+
+def _render(root: dict[str, Any]) -> str:
+    """The trie as a regex: post-order and iterative; children whose regexes are equal share
+    one character class (`[0-9]` where ten digits lead to the same rest)."""
+    done: dict[int, str] = {}
+    stack: list[tuple[dict[str, Any], bool]] = [(root, False)]
+    while stack:
+        node, expanded = stack.pop()
+        kids = [(k, v) for k, v in node.items() if k not in ("int", "frac")]
+        if not expanded:
+            stack.append((node, True))
+            stack.extend((child, False) for _, child in kids)
+            continue
+        by_rest: dict[str, list[str]] = {}
+        for ch, child in kids:
+            by_rest.setdefault(done.pop(id(child)), []).append(ch)
+        alts = [_chars(chars) + rest for rest, chars in sorted(by_rest.items())]
+        optional = False
+        if node.get("int"):
+            alts.append(_INT_TAIL)
+            optional = True
+        if node.get("frac"):
+            alts.append(_FRACTION_TAIL)
+            optional = True
+        if not alts:
+            body = ""
+        elif len(alts) == 1 and not optional:
+            body = alts[0]
+        else:
+            body = "(?:" + "|".join(alts) + ")" + ("?" if optional else "")
+        done[id(node)] = body
+    return done[id(root)]
+
+
+def _chars(chars: list[str]) -> str:
+    """One character, or a class of several (`.` and `-` escaped; digits as a range when whole)."""
+    if len(chars) == 1:
+        return "\\" + chars[0] if chars[0] in _SPECIAL else chars[0]
+    ordered = sorted(chars)
+    if all(c.isdigit() for c in ordered) and len(ordered) == int(ordered[-1]) - int(ordered[0]) + 1:
+        return f"[{ordered[0]}-{ordered[-1]}]"
+    return "[" + "".join("\\" + c if c in _SPECIAL else c for c in ordered) + "]"
