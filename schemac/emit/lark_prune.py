@@ -57,8 +57,8 @@ class Screen:
         key = (depth, *map(id, parts))
         hit = self._memo.get(key)
         if hit is None:
-            if self.budget is not None:
-                self.budget.step("")
+            if self.budget is not None:  # the search reads every piece of every part
+                self.budget.step("", 1 + sum(len(self.pieces(p)) for p in parts))
             hit = self._memo[key] = (list(parts), _dead(self, parts, depth))
         return hit[1]
 

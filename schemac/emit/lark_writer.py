@@ -100,6 +100,8 @@ def _refs(node: Any) -> list[str]:
     return found
 
 
+#: bytes of a node's JSON that writing it (merging its conjuncts, distributing them) pays one step for
+WRITE_BYTES_PER_STEP = 64
 #: scalar members of a listed array or object written as one terminal (see `literal_value`)
 LITERAL_RUN = 256
 
@@ -255,6 +257,7 @@ class Writer:
             if hit in self.open_definitions:
                 self.open_definitions[hit] = True  # a recursive reference to a body being written
             return hit
+        self.budget.step("", len(key) // WRITE_BYTES_PER_STEP)  # merging and distributing walk the node
         name = ref_name(node)
         if name is not None and len(node) == 1:
             rule = self.name("d")
@@ -466,6 +469,7 @@ def lark_rules(lowered: Schema, prefix: str = "", check_unsat: bool = False,
             raise reject("grammar-error", "", f"the negated-pattern string terminals pass llguidance's lexer limits ({error})",
                          hint="fewer overlapping patterns under oneOf/not (or make the branches disjoint another way)")
     rules = [f"{writer.sep}: /, ?/", f"{writer.ksep}: /: ?/"] + writer.rules
+    writer.budget.step("", sum(map(len, rules)) // WRITE_BYTES_PER_STEP)  # the depth scan reads every rule
     depth = compile_depth(top, rules)
     if depth > MAX_RULE_DEPTH:
         raise reject("too-large", "", f"llguidance would compile this grammar through a chain of {depth:,} rules "

@@ -31,9 +31,8 @@ def _base(value: int | float | Decimal) -> tuple[str, bool]:
     return format(d.normalize(), "f"), False
 
 
-def listed_numbers_regex(values: Iterable[Any], step: Any = None) -> str:
-    """A regex (llguidance syntax, unanchored) for every policy spelling of exactly `values`
-    (JSON numbers, at least one); `step()` is called once per value (the caller's budget)."""
+def _trie(values: Iterable[Any], step: Any) -> dict[str, Any]:
+    """The trie of the values' `_base` texts, ends marked "int" or "frac"; `step()` per value."""
     root: dict[str, Any] = {}
     for v in values:
         if step is not None:
@@ -43,7 +42,61 @@ def listed_numbers_regex(values: Iterable[Any], step: Any = None) -> str:
         for ch in text:
             node = node.setdefault(ch, {})
         node["int" if integer else "frac"] = True
-    return _render(root)
+    return root
+
+
+def listed_numbers_regex(values: Iterable[Any], step: Any = None) -> str:
+    """A regex (llguidance syntax, unanchored) for every policy spelling of exactly `values`
+    (JSON numbers, at least one); `step()` is called once per value (the caller's budget)."""
+    return _render(_trie(values, step))
+
+
+#: the tails as automaton states beside the trie's: after an integer's `.`, in its zeros, in a
+#: fraction's trailing zeros
+_DOT, _INT_ZEROS, _FRACTION_ZEROS = -1, -2, -3
+
+
+def listed_numbers_dfa(values: Iterable[Any], max_states: int, step: Any = None) -> Any:
+    """The minimal automaton (`schemac.numbers_dfa.Dfa`) of the same spellings as
+    `listed_numbers_regex`, so many listed numbers join other numbers of their position in one
+    automaton (`lark_numbers.union_expr`). The trie with its tails is a nondeterministic
+    automaton where a tail and a child share a character (`1.5` and `1.501` both go on `0`);
+    the subset construction makes it deterministic. Raises `TooLarge` past `max_states`."""
+    from schemac.numbers_dfa import _reachable, minimal
+
+    nodes: list[dict[str, Any]] = []
+    index: dict[int, int] = {}
+    stack = [_trie(values, step)]
+    while stack:
+        node = stack.pop()
+        index[id(node)] = len(nodes)
+        nodes.append(node)
+        stack.extend(v for k, v in node.items() if k not in ("int", "frac"))
+
+    def moves(state: int, ch: str) -> list[int]:
+        if state == _DOT:
+            return [_INT_ZEROS] if ch == "0" else []
+        if state in (_INT_ZEROS, _FRACTION_ZEROS):
+            return [state] if ch == "0" else []
+        node = nodes[state]
+        out = [index[id(node[ch])]] if ch in node and ch not in ("int", "frac") else []
+        if ch == "." and node.get("int"):
+            out.append(_DOT)
+        if ch == "0" and node.get("frac"):
+            out.append(_FRACTION_ZEROS)
+        return out
+
+    def go(cur: tuple, ch: str) -> tuple | None:
+        if step is not None:
+            step()
+        nxt = tuple(sorted({t for s in cur for t in moves(s, ch)}))
+        return nxt or None
+
+    def accepts(cur: tuple) -> bool:
+        return any(s in (_INT_ZEROS, _FRACTION_ZEROS) or (s >= 0 and ("int" in nodes[s] or "frac" in nodes[s]))
+                   for s in cur)
+
+    return minimal(_reachable((0,), go, accepts, max_states))
 
 
 def _render(root: dict[str, Any]) -> str:
