@@ -26,6 +26,7 @@ from schemac.emit.lark_numbers import constrained, number_expr, numbers_apart
 from schemac.emit.lark_prune import Screen
 from schemac.emit.lark_objects import write_object
 from schemac.emit.lark_strings import exact_strings, lexer_limit, string_terminal
+from schemac.emit.listed_numbers import LITERAL_RUN, scalar_literal
 from schemac.lower.marks import MARK, NOT_PATTERN, WITNESS, marked
 from schemac.native import on_big_stack
 from schemac.schema import Schema, child_pointer, iter_subschemas, ref_name
@@ -102,22 +103,6 @@ def _refs(node: Any) -> list[str]:
 
 #: bytes of a node's JSON that writing it (merging its conjuncts, distributing them) pays one step for
 WRITE_BYTES_PER_STEP = 64
-#: scalar members of a listed array or object written as one terminal (see `literal_value`)
-LITERAL_RUN = 256
-
-
-def _scalar_literal(value: Any) -> str | None:
-    """A Lark terminal expression for the policy spellings of a scalar JSON value (a string or
-    keyword literal; a number's trie regex, `listed_numbers`), None for arrays and objects."""
-    from schemac.emit.listed_numbers import listed_numbers_regex
-
-    if value is None or isinstance(value, (bool, str)):
-        return literal(json.dumps(value, ensure_ascii=False))
-    if _is_number(value):
-        return "/" + listed_numbers_regex([value]) + "/"
-    return None
-
-
 def _grammar_error(body: str) -> str | None:
     """llguidance's error for a Lark grammar `start: body`, or None when it loads."""
     import llguidance
@@ -357,7 +342,7 @@ class Writer:
         are one terminal each, so a listed array or object of any size within the loader's limits
         holds a bounded number of lexemes (llguidance panics past 65,535 symbols); each member
         is a step of the budget."""
-        scalar = _scalar_literal(value)
+        scalar = scalar_literal(value)
         if scalar is not None:
             return scalar if not _is_number(value) else self.terminal("N", scalar)
         if self.key_order == "any" and _is_object(value):
@@ -368,7 +353,7 @@ class Writer:
         run: list[str] = []
         for key, member in members:
             self.budget.step(pointer)
-            expr = _scalar_literal(member)
+            expr = scalar_literal(member)
             if expr is not None:
                 run.append(expr if key is None else f"{key_literal(key)} {self.ksep} {expr}")
             else:

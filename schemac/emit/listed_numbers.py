@@ -7,10 +7,13 @@ compiled. A single regex over all of them is one lexeme: the trie of their canon
 shortest exact decimal, `_base`), sub-tries that render alike merged into one character class,
 each text followed by the policy's other spellings of the same value (an integer's `.0`, `.00`,
 ...; a fraction's trailing zeros). Linear in the total length of the texts; iterative, so a long
-literal cannot exhaust Python's stack.
+literal cannot exhaust Python's stack. The scalar members of a listed array or object are
+written in runs of `LITERAL_RUN` per terminal for the same reason (`scalar_literal`), and more
+than a few hundred listed numbers beside number rules become one automaton (`listed_numbers_dfa`).
 """
 from __future__ import annotations
 
+import json
 from decimal import Decimal
 from typing import Any, Iterable
 
@@ -29,6 +32,22 @@ def _base(value: int | float | Decimal) -> tuple[str, bool]:
     if isinstance(d, int) or d == d.to_integral_value():
         return str(int(d)), True
     return format(d.normalize(), "f"), False
+
+
+#: scalar members of a listed array or object written as one terminal (`Writer.literal_value`)
+LITERAL_RUN = 256
+
+
+def scalar_literal(value: Any) -> str | None:
+    """A Lark terminal expression for the policy spellings of a scalar JSON value (a string or
+    keyword literal; a number's trie regex), None for arrays and objects."""
+    from schemac.emit.json_path import literal
+
+    if value is None or isinstance(value, (bool, str)):
+        return literal(json.dumps(value, ensure_ascii=False))
+    if isinstance(value, (int, float, Decimal)):
+        return "/" + listed_numbers_regex([value]) + "/"
+    return None
 
 
 def _trie(values: Iterable[Any], step: Any) -> dict[str, Any]:
