@@ -7,7 +7,7 @@ first error code), the schemas whose verdict (status, codes, first pointer) diff
 runs (must be 0), and the step use of the compiled schemas (how close the slowest are to
 `Limits.steps`). Exit status 1 when any verdict differs.
 
-    python3 -m benchmarks.determinism [--maskbench ../shared/conformance/maskbench] [--limit N]
+    python3 -m benchmarks.determinism [--maskbench ../shared/conformance/maskbench] [--limit N] [--every N]
 """
 from __future__ import annotations
 
@@ -23,10 +23,12 @@ from typing import Any, Iterator
 
 ROOT = Path(__file__).resolve().parent.parent
 ADVERSARIAL = ROOT / "testdata" / "adversarial"
-MASKBENCH = ROOT.parent / "shared" / "conformance" / "maskbench"
+#: ../shared from the main checkout (or from a worktree's parent folder)
+MASKBENCH = next((p / "shared" / "conformance" / "maskbench" for p in (ROOT.parent, ROOT.parent.parent)
+                  if (p / "shared" / "conformance" / "maskbench").is_dir()), ROOT.parent / "shared" / "conformance" / "maskbench")
 
 
-def cases(adversarial: Path, maskbench: Path | None, limit: int | None) -> list[tuple[str, Any, dict[str, Any]]]:
+def cases(adversarial: Path, maskbench: Path | None, limit: int | None, every: int = 1) -> list[tuple[str, Any, dict[str, Any]]]:
     """(name, schema or {"schema_text": ...}, compile options) for every case, in file order."""
     out: list[tuple[str, Any, dict[str, Any]]] = []
     for path in sorted(adversarial.glob("*.json")):
@@ -34,7 +36,7 @@ def cases(adversarial: Path, maskbench: Path | None, limit: int | None) -> list[
         schema = {"schema_text": case["schema_text"]} if "schema_text" in case else case.get("schema")
         out.append((f"adversarial/{path.stem}", schema, case.get("options", {})))
     if maskbench is not None:
-        for path in sorted(maskbench.glob("*.json"))[:limit]:
+        for path in sorted(maskbench.glob("*.json"))[:limit:every]:
             case = json.loads(path.read_text(encoding="utf-8"))
             out.append((f"maskbench/{path.stem}", case["schema"], {"upgrade_drafts": True}))
     return out
@@ -113,6 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--adversarial", type=Path, default=ADVERSARIAL)
     parser.add_argument("--maskbench", type=Path, default=MASKBENCH, help="MaskBench folder ('' to skip)")
     parser.add_argument("--limit", type=int, default=None, help="only the first N MaskBench schemas")
+    parser.add_argument("--every", type=int, default=1, help="only every N-th MaskBench schema (a sample)")
     parser.add_argument("--core", type=int, default=None, help="the core to pin to (default: the last allowed)")
     parser.add_argument("--json", dest="json_path", default=None, help="write both runs' records here")
     args = parser.parse_args(argv)
@@ -120,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
         _child(*args.child)
         return 0
     maskbench = args.maskbench if str(args.maskbench) not in ("", ".") and args.maskbench.is_dir() else None
-    all_cases = cases(args.adversarial, maskbench, args.limit)
+    all_cases = cases(args.adversarial, maskbench, args.limit, args.every)
     core = args.core if args.core is not None else max(os.sched_getaffinity(0))
     print(f"{len(all_cases):,} schemas ({sum(n.startswith('maskbench/') for n, _, _ in all_cases):,} MaskBench), pinned to core {core}")
     runs: dict[str, dict[str, dict[str, Any]]] = {}
