@@ -231,6 +231,7 @@ def numbers_apart(writer: "Writer", branches: list[Schema], pointer: str) -> tup
 
     gathered: list[tuple[list[Atom], bool]] = []
     for b in branches:
+        writer.budget.step(pointer)
         got = number_atoms(writer, b)
         if got is None or ALL in got[0]:
             return None
