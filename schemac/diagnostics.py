@@ -121,7 +121,7 @@ CODES: dict[str, tuple[str, str]] = {
     "budget-exhausted": ("A lowering needed more expansion than the schema's shared budget allows.", '{"type": "object", "properties": {"a": {}, "b": {}, "c": {}, "d": {}, "e": {}, "f": {}, "g": {}, "h": {}, "i": {}, "j": {}, "k": {}, "l": {}}, "minProperties": 6}'),
     "key-order-fallback": ("In the orders key_order admits (\"any\", or \"schema\"'s `required` orders) the grammar passed llguidance's limits or the step budget, so the schema was written in the order of `properties` (a warning).", ""),
     "too-large": ("The schema exceeds a size or depth limit, or compiling it takes more than its budget of work steps (the same verdict on any machine, under any load).", '{"enum": [0, 1, 2, ..., 50000]} (more than 50,000 enum values)'),
-    "compile-timeout": ("Compilation ran past the last-resort wall-clock guard (60 s by default) on an overloaded machine: no verdict on the schema, never cached; retry.", ""),
+    "compile-timeout": ("Compilation ran past the last-resort wall-clock guard (300 s by default) on an overloaded machine: no verdict on the schema, never cached; retry.", ""),
     "unsatisfiable": ("No JSON value satisfies the schema, so no answer could ever be generated.", "false"),
     "tool-parameters-unsupported": ("A function's parameters schema has a shape the tool envelope cannot write exactly (DSML names each argument: an object schema with properties/required/additionalProperties only).", '{"type": "object", "properties": {"a": {}}, "minProperties": 1}'),
     "grammar-error": ("llguidance rejected the emitted grammar.", '{"type": "number", "exclusiveMinimum": 1e308}'),
