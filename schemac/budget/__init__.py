@@ -114,9 +114,9 @@ class Budget:
 
 
 def check_cost(schema: object, limits: Limits) -> None:
-    """Reject a schema whose size alone would take compilation past its deadline.
+    """Reject a schema whose size alone would take compilation past its budget.
 
-    The deadline is only checked between Python steps, so work that runs in one go (a front-end
+    Steps are only counted between Python steps, so work that runs in one go (a front-end
     walk, llguidance's grammar check) must be bounded up front: subschema count, the sum over
     object schemas of `len(properties)` squared, and enum/const members. Iterative; stops at the
     first bound passed. Raises `too-large` at the node that passed it.

@@ -51,7 +51,7 @@ def _checked(grammar: str, lark: bool, budget: Budget) -> str | None:
 
 def emit(lowered: Schema, budget: Budget | None = None, key_order: str = "schema") -> str:
     """Grammar text for `lowered`, validated by llguidance; rejects with `grammar-error`, or
-    `too-large` when writing it passes the budget's deadline or grammar size. `key_order` is the
+    `too-large` when writing it passes the budget's steps or grammar size. `key_order` is the
     property-order policy: "schema" and "properties" write the order of each node's
     `properties` (`pipeline.emit_schema` has already added the orders `required` states under
     "schema", `stated_orders`), "any" every order (`lark_object_free`)."""

@@ -47,7 +47,7 @@ class Screen:
 
     def __init__(self, defs: dict[str, Any], budget: "Budget | None" = None) -> None:
         self.defs = defs
-        #: the schema's budget: the screen's search branches at every pending anyOf (its deadline)
+        #: the schema's budget: the screen's search branches at every pending anyOf (its steps)
         self.budget = budget
         self._memo: dict[tuple[int, ...], tuple[list[Schema], bool]] = {}
         self._pieces: dict[int, tuple[Schema, list[Schema]]] = {}

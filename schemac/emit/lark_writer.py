@@ -127,7 +127,7 @@ class Writer:
         #: "schema" `emit` has already written each node whose `required` states another order
         #: as an anyOf of both) or "any" (`lark_object_free`)
         self.key_order = key_order
-        #: the schema's budget: its deadline and grammar size are checked while rules are written
+        #: the schema's budget: its steps and grammar size are checked while rules are written
         self.budget = budget or Budget()
         self._sized = 0  # rules whose bytes are counted in `_bytes`
         self._bytes = 0

@@ -8,8 +8,8 @@ distinct sequences within the length bounds become one `enum` of arrays (JSON eq
 can exist, or when no two positions can hold equal values (their JSON types are disjoint).
 More than `MAX_ARRAYS` arrays (up to 64 distinct values) are left to the Lark emit backend, which
 tracks used values in a parametric grammar. Otherwise: `unique-items-unbounded`. Every array,
-grammar alternative and candidate check is charged, and every loop over schema values checks
-the deadline.
+grammar alternative and candidate check is charged, and every loop over schema values counts
+its steps.
 """
 from __future__ import annotations
 
@@ -115,8 +115,8 @@ def _sequences(domains: list[list[Any]], lo: int, hi: int, tick: Callable[[], No
     """Distinct-valued sequences with lengths in [lo, hi], position i drawn from domains[i].
 
     Depth first with one iterator per position, so memory stays linear in `hi` however large
-    the domains (callers stop after a few hundred sequences). `tick` runs at every step (the
-    deadline check): a search that finds few sequences may still walk many prefixes. Each
+    the domains (callers stop after a few hundred sequences). `tick` runs at every step (a step
+    of the budget): a search that finds few sequences may still walk many prefixes. Each
     domain's keys are computed once (positions share the `items` domain list).
     """
     if lo <= 0:
