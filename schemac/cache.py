@@ -1,6 +1,8 @@
 """Compiled-artifact caches: a bounded in-memory LRU and a content-addressed disk cache.
 
-Disk entries are written atomically and re-verified (checksum, versions, key) on every load; a
+Both also keep deterministic rejections (`Rejection`: the diagnostics of a schema refused by a
+limit, a budget or a lowering), so a refused schema costs its budget once, not on every run; a
+wall-clock `compile-timeout` or an `internal-error` is no verdict and is never kept. Disk entries are written atomically and re-verified (checksum, versions, key) on every load; a
 corrupt or foreign entry is deleted and recompiled, never trusted. The disk cache is bounded in
 bytes, with eviction amortised over writes (see `DiskCache`).
 """
@@ -11,9 +13,47 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
+import json
 from pathlib import Path
+from typing import Any, Union
 
-from schemac.artifact import Artifact, ArtifactError
+from schemac.artifact import Artifact, ArtifactError, canonical_json, sha256_text
+from schemac.diagnostics import Diagnostic
+
+#: codes that say nothing about the schema (load or a bug), so a rejection holding one is not kept
+UNCACHED_CODES = frozenset({"compile-timeout", "internal-error"})
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """The diagnostics of a deterministic compile rejection, under the compile's cache key."""
+
+    key: str
+    diagnostics: tuple[Diagnostic, ...]
+
+    @staticmethod
+    def cacheable(diagnostics: list[Diagnostic]) -> bool:
+        return not any(d.code in UNCACHED_CODES for d in diagnostics)
+
+    def dumps(self) -> str:
+        body: dict[str, Any] = {"key": self.key, "rejection": [d.to_json() for d in self.diagnostics]}
+        body["checksum"] = sha256_text(canonical_json(body))
+        return json.dumps(body, ensure_ascii=False, allow_nan=False)
+
+    @classmethod
+    def loads(cls, text: str) -> "Rejection":
+        """Read one back, refusing anything edited, corrupted or not a rejection (ArtifactError)."""
+        try:
+            data = json.loads(text)
+            body = {k: v for k, v in data.items() if k != "checksum"}
+            if data.get("checksum") != sha256_text(canonical_json(body)):
+                raise ArtifactError("rejection checksum mismatch (corrupted or edited)")
+            return cls(body["key"], tuple(Diagnostic.from_json(d) for d in body["rejection"]))
+        except (AttributeError, KeyError, TypeError, ValueError, RecursionError) as exc:
+            raise ArtifactError(f"not a cached rejection: {exc}") from exc
+
+
+Entry = Union[Artifact, Rejection]
 
 
 def default_cache_dir() -> Path:
@@ -31,11 +71,11 @@ class MemoryCache:
     def __init__(self, max_entries: int = 256, max_bytes: int = 64 * 1024 * 1024) -> None:
         self.max_entries = max_entries
         self.max_bytes = max_bytes
-        self._items: OrderedDict[str, tuple[Artifact, int]] = OrderedDict()
+        self._items: OrderedDict[str, tuple[Entry, int]] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
 
-    def get(self, key: str) -> Artifact | None:
+    def get(self, key: str) -> Entry | None:
         with self._lock:
             hit = self._items.get(key)
             if hit is None:
@@ -43,7 +83,7 @@ class MemoryCache:
             self._items.move_to_end(key)
             return hit[0]
 
-    def put(self, artifact: Artifact, size: int) -> None:
+    def put(self, artifact: Entry, size: int) -> None:
         with self._lock:
             old = self._items.pop(artifact.key, None)
             if old is not None:
@@ -137,10 +177,38 @@ class DiskCache:
             pass
         return artifact
 
+    def _rejection_path(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key}.rejected.json"
+
+    def get_rejection(self, key: str) -> Rejection | None:
+        """The rejection kept for `key`, if any (a corrupt or foreign entry is deleted)."""
+        path = self._rejection_path(key)
+        try:
+            found = Rejection.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None
+        except (ArtifactError, OSError, UnicodeDecodeError):
+            path.unlink(missing_ok=True)
+            return None
+        if found.key != key:
+            path.unlink(missing_ok=True)
+            return None
+        return found
+
+    def put_rejection(self, rejection: Rejection) -> None:
+        """Best effort, like `put`."""
+        from schemac.files import write_text_atomic
+
+        self._written(lambda: write_text_atomic(self._rejection_path(rejection.key), rejection.dumps()))
+
     def put(self, artifact: Artifact) -> None:
         """Best effort: a full disk or a read-only cache never fails a compile."""
+        self._written(lambda: artifact.save(self._path(artifact.key)))
+
+    def _written(self, write: Any) -> None:
+        """Run `write` (returns the path written) and account for the bytes it added."""
         try:
-            path = artifact.save(self._path(artifact.key))
+            path = write()
             size = path.stat().st_size
         except OSError:
             return

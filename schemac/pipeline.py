@@ -17,7 +17,7 @@ from typing import Any
 from schemac.version import __version__
 from schemac.artifact import LLGUIDANCE_VERSION, Artifact, sha256_text
 from schemac.budget import Budget, Limits
-from schemac.cache import DiskCache, MemoryCache
+from schemac.cache import DiskCache, MemoryCache, Rejection
 from schemac.client_options import reject_client_options
 from schemac.compat import legacy_dependencies
 from schemac.diagnostics import CompileError, Diagnostic, DiagnosticSink
@@ -147,13 +147,11 @@ def emit_schema(bundle: Bundle, lowered: Schema, budget: Budget, key_order: str 
 
 def _share(budget: Budget) -> Budget:
     """A budget for a first attempt that a fallback may follow: the same limits and counts, and
-    half of the Python time `budget` has left, so the fallback keeps the other half (the
-    attempt's counts are its own: the fallback starts from what the attempt found)."""
-    now = time.monotonic()
-    limits = budget.limits
-    left = max(0.0, budget.started + limits.deadline_s - limits.native_reserve_s - now)
-    return Budget(replace(limits, deadline_s=now - budget.started + left / 2 + limits.native_reserve_s),
-                  dict(budget.used), budget.started)
+    half of the steps `budget` has left, so the fallback keeps the other half whatever the
+    attempt spent (the attempt's other counts are its own: the fallback starts from what the
+    attempt found)."""
+    left = max(0, budget.limits.steps - budget.used["steps"])
+    return Budget(replace(budget.limits, steps=budget.used["steps"] + left // 2), dict(budget.used), budget.started)
 
 
 def emit_schema_written(bundle: Bundle, lowered: Schema, budget: Budget, key_order: str = "schema",
@@ -161,12 +159,13 @@ def emit_schema_written(bundle: Bundle, lowered: Schema, budget: Budget, key_ord
     """`emit` on the schema's budget, with a failed grammar check put on the user pattern
     llguidance refuses, if any. A policy that adds orders ("any"; "schema" where a `required`
     states another order than `properties`, `stated_orders`) is tried first, on half of the
-    time left (`_share`); a grammar past llguidance's limits (symbols, rule depth, rows,
+    steps left (`_share`); a grammar past llguidance's limits (symbols, rule depth, rows,
     size), that half or Python's stack is written again in the order of `properties` on the
     other half, with a warning: every order of every small object can cost ten times the rules
     of one. The result's `key_order` is the policy it was written under."""
     try:
         if key_order != "properties":
+            attempt: Budget | None = None
             try:
                 # objects "any" writes in one order (past its bound) take the orders "schema" admits too
                 wider = with_required_orders(lowered, MAX_FREE_KEYS if key_order == "any" else 0)
@@ -178,6 +177,8 @@ def emit_schema_written(bundle: Bundle, lowered: Schema, budget: Budget, key_ord
             except (CompileError, RecursionError) as exc:
                 if isinstance(exc, CompileError) and exc.codes not in (["grammar-error"], ["too-large"], ["budget-exhausted"]):
                     raise
+                if attempt is not None:  # the attempt's steps are spent: the fallback has the other half
+                    budget.used["steps"] = max(budget.used["steps"], attempt.used["steps"])
                 if sink is not None:
                     why = exc.diagnostics[0].message if isinstance(exc, CompileError) else "nesting too deep"
                     sink.warn("key-order-fallback", "", f"written in the order of `properties`: in the orders "
@@ -185,7 +186,7 @@ def emit_schema_written(bundle: Bundle, lowered: Schema, budget: Budget, key_ord
         return emit_written(lowered, budget, "properties")
     except CompileError as exc:
         if exc.codes == ["grammar-error"]:
-            located = llguidance_pattern_errors(bundle)
+            located = llguidance_pattern_errors(bundle, budget)
             if located:
                 raise CompileError(located) from exc
         raise
@@ -224,7 +225,7 @@ def _build(schema: Any, options: dict[str, Any], key: str, limits: Limits, censu
     sink = DiagnosticSink()
     try:
         bundle, lowered, source_dialect = lower_schema(schema, options, budget, sink, census, documents)
-        budget.check_deadline("")
+        budget.step("")
         grammar = emit_schema(bundle, lowered, budget, options["key_order"], sink)
     except CompileError as exc:
         exc.diagnostics = in_source(schema, options["upgrade_drafts"], _placed(sink.items + exc.diagnostics, documents))
@@ -264,6 +265,8 @@ def compile_schema(
     `key_order` is the property-order policy (`KEY_ORDERS`). `cache_dir` enables the disk cache there (the CLI passes the XDG default); the in-memory LRU
     is used unless `use_cache=False`. `refs` says which referenced documents may be read (local
     files, mapped remote URIs); the key covers their content.
+    Both keep deterministic rejections as well (`cache.Rejection`):
+    the same CompileError is raised again without compiling.
     """
     limits = limits or _DEFAULT_LIMITS
     value, census = load_with_census(schema, limits)
@@ -274,13 +277,31 @@ def compile_schema(
     disk = DiskCache(cache_dir) if cache_dir is not None and use_cache else None
     if use_cache:
         hit = _MEMORY.get(key)
+        if isinstance(hit, Rejection):
+            if disk is not None and disk.get_rejection(key) is None:
+                disk.put_rejection(hit)
+            raise CompileError(list(hit.diagnostics))
         if hit is not None:
             if disk is not None and not disk.holds(key):  # a cache_dir given later still gets it
                 disk.put(hit)
             return hit
     artifact = disk.get(key) if disk is not None else None
     if artifact is None:
-        artifact = _build(value, options, key, limits, census, documents)
+        refused = disk.get_rejection(key) if disk is not None else None
+        if refused is None:
+            try:
+                artifact = _build(value, options, key, limits, census, documents)
+            except CompileError as exc:
+                if use_cache and Rejection.cacheable(exc.diagnostics):
+                    refused = Rejection(key, tuple(exc.diagnostics))
+                    _MEMORY.put(refused, sum(len(d.message) for d in refused.diagnostics) + 256)
+                    if disk is not None:
+                        disk.put_rejection(refused)
+                raise
+        else:
+            if use_cache:
+                _MEMORY.put(refused, sum(len(d.message) for d in refused.diagnostics) + 256)
+            raise CompileError(list(refused.diagnostics))
         if disk is not None:
             disk.put(artifact)
     if use_cache:

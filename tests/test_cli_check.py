@@ -51,7 +51,7 @@ def test_json_report_is_stable(tmp_path: Path) -> None:
     ok, warn, bad = data["schemas"]
     assert set(ok) == {"path", "status", "compile_ms", "budget", "grammar_bytes", "artifact", "suppressed", "diagnostics"}
     assert ok["path"] == "ok.json" and ok["status"] == "ok" and ok["grammar_bytes"] > 0
-    assert set(ok["budget"]) == {"entries", "evaluations", "regex_chars"}
+    assert set(ok["budget"]) == {"entries", "evaluations", "regex_chars", "steps"}
     (w,) = warn["diagnostics"]
     assert w["severity"] == "warning" and w["code"] == "unknown-format"
     assert (w["pointer"], w["line"], w["column"]) == ("/properties/c/format", 6, 7)

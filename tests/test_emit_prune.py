@@ -118,7 +118,7 @@ def test_exclusive_if_then_compiles_exactly() -> None:
 
 
 @pytest.mark.parametrize("limits, why", [
-    (Limits(deadline_s=2.5, native_reserve_s=1.5, max_grammar_bytes=1 << 40), "deadline"),
+    (Limits(steps=20_000, max_grammar_bytes=1 << 40), "steps of work"),
     (Limits(max_grammar_bytes=20_000), "bytes while being written"),
 ])
 def test_writing_stops_on_the_budget(limits: Limits, why: str) -> None:

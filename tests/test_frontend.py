@@ -146,7 +146,7 @@ def test_artifact_json_is_plain_and_records_versions() -> None:
     assert data["llguidance_version"] == "1.9.1"
     assert data["schema"] == {"type": "integer", "minimum": 0}
     assert len(data["key"]) == 64 and len(data["checksum"]) == 64
-    assert set(data["budget"]) == {"entries", "evaluations", "regex_chars"}
+    assert set(data["budget"]) == {"entries", "evaluations", "regex_chars", "steps"}
 
 
 def test_legacy_dependencies_in_2020_12_are_enforced() -> None:

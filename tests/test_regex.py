@@ -301,9 +301,9 @@ def test_llguidance_refusal_is_located_after_the_grammar_check(monkeypatch: pyte
     with pytest.raises(CompileError) as info:
         schemac.compile(schema, use_cache=False)
     assert [(d.code, d.pointer) for d in info.value.diagnostics] == [("unsupported-regex", "/properties/x/pattern")]
-    expired = Budget(Limits(deadline_s=0.0, native_reserve_s=0.0))
+    spent = Budget(Limits(steps=0))
     assert [d.pointer for d in llguidance_pattern_errors(schema)] == ["/properties/x/pattern"]
-    assert llguidance_pattern_errors(schema, expired) == []  # past the deadline: no more llguidance checks
+    assert llguidance_pattern_errors(schema, spent) == []  # no steps left to pay for llguidance checks
 
 
 # ---- the one semantics, checked exhaustively against an independent ECMA-262 engine ---------

@@ -216,7 +216,7 @@ def test_limits() -> None:
     assert _codes(deep) == ["too-large"]
     wide = {"$ref": "#/$defs/a", "$defs": {f"k{i}": {} for i in range(500)}}
     assert _codes(wide, Budget(Limits(max_nodes=100))) == ["too-large"]
-    assert _codes({"$ref": "#/$defs/a", "$defs": {"a": {}}}, Budget(Limits(deadline_s=-1))) == ["too-large"]
+    assert _codes({"$ref": "#/$defs/a", "$defs": {"a": {}}}, Budget(Limits(steps=0))) == ["too-large"]
 
 
 def test_invalid_identifiers() -> None:

@@ -237,18 +237,15 @@ def test_values_of_merged_parts_are_merged_too() -> None:
     assert len(written["schema"].grammar) <= 2 * len(written["properties"].grammar)
 
 
-def test_fallback_keeps_half_of_the_time_left(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The first attempt of a policy that adds orders gets half of the Python time left, so the
-    `properties`-order fallback has the other half (issue 29: it reused the spent deadline)."""
-    import time
-
+def test_fallback_keeps_half_of_the_steps_left() -> None:
+    """The first attempt of a policy that adds orders gets half of the steps left, so the
+    `properties`-order fallback has the other half (issue 29: it reused the spent budget)."""
     from schemac.budget import Budget, Limits
     from schemac.pipeline import _share
 
-    monkeypatch.setattr(time, "monotonic", lambda: 1000.0)  # a fixed clock: 3 s into a 5 s compile
-    budget = Budget(Limits(deadline_s=5.0, native_reserve_s=1.5), started=997.0)
-    budget.used["entries"] = 7
-    attempt = _share(budget)  # 0.5 s of Python time left: 0.25 s for the attempt
-    assert attempt.started + attempt.limits.deadline_s - attempt.limits.native_reserve_s == pytest.approx(1000.25)
+    budget = Budget(Limits(steps=1000))
+    budget.used["steps"], budget.used["entries"] = 400, 7
+    attempt = _share(budget)  # 600 steps left: 300 for the attempt
+    assert attempt.limits.steps == 700 and attempt.used["steps"] == 400
     attempt.used["entries"] += 1
     assert attempt.used["entries"] == 8 and budget.used["entries"] == 7  # the fallback starts from the attempt's start

@@ -1,8 +1,13 @@
-"""One shared expansion budget per schema.
+"""One shared expansion budget per schema, counted in deterministic units.
 
 Every lowering that generates branches, candidate evaluations or regex text reserves capacity here
 *before* building the expansion, so a schema that would blow up is rejected early and never
-approximated. Nested and sibling schemas draw on the same object.
+approximated. Nested and sibling schemas draw on the same object. The compiler's work is counted
+in `steps` (a walked node, a written rule, a search branch, a listed value checked, a native
+llguidance call sized by its input before it runs), never in seconds, so a schema gets the same
+verdict on any machine, under any load, in a cold or a warm process (`too-large`, cached like a
+compile). A wall-clock guard (`deadline_s`, `compile-timeout`) stays only as a last resort for
+servers: much looser than the step budget, and never cached.
 """
 from __future__ import annotations
 
@@ -14,29 +19,34 @@ from schemac.schema import SUBSCHEMA_KEYWORDS, child_pointer, iter_subschemas
 
 #: Default limits (see docs/design.md): entries are generated anyOf branches, enum members and array
 #: alternatives; evaluations are finite-domain candidates checked with the validator.
+#: Steps are the deterministic work unit (see `Budget.step`): the default is calibrated so every
+#: MaskBench schema the old 5 s deadline let compile on an idle machine still does (the heaviest
+#: needs 801k; docs/budget.md): 7-10 µs of CPU a step on the 2-core development machine.
 DEFAULT_LIMITS: dict[str, int] = {
     "entries": 256,
     "evaluations": 4096,
     "regex_chars": 262_144,
+    "steps": 1_000_000,
 }
+#: bytes of input one step pays for in a native llguidance call (grammar text validated or probed)
+NATIVE_BYTES_PER_STEP = 64
 
 
 @dataclass(frozen=True)
 class Limits:
-    """Hard bounds that hold whatever the schema: size, depth and wall-clock time."""
+    """Hard bounds that hold whatever the schema: size, depth, work steps and (last resort) time."""
 
     entries: int = DEFAULT_LIMITS["entries"]
     evaluations: int = DEFAULT_LIMITS["evaluations"]
     regex_chars: int = DEFAULT_LIMITS["regex_chars"]
+    steps: int = DEFAULT_LIMITS["steps"]
     max_schema_bytes: int = 16 * 1024 * 1024
     max_depth: int = 256
     max_nodes: int = 200_000
     max_grammar_bytes: int = 8 * 1024 * 1024
-    deadline_s: float = 5.0
-    #: of `deadline_s`, the share kept back for llguidance's final grammar check (emit), which
-    #: cannot be interrupted: the Python stages must be done by `deadline_s - native_reserve_s`.
-    #: `check_cost`'s bounds keep that check under ~1.1 s on 2 cores.
-    native_reserve_s: float = 1.5
+    #: the last-resort wall-clock guard (`compile-timeout`, never cached): the step budget ends
+    #: every compile long before it on an idle machine; it only stops a starved server thread.
+    deadline_s: float = 300.0
     #: bounds on work the front end and llguidance do per schema (see `check_cost`): every stage
     #: walks each subschema (~150 µs each, all stages), llguidance's grammar check is quadratic in
     #: an object's property count and linear (~30 µs) in enum members, none of it interruptible.
@@ -63,7 +73,7 @@ class Budget:
     def reserve(self, kind: str, n: int, pointer: str) -> None:
         """Claim `n` units of `kind` or raise `budget-exhausted`; nothing is claimed on failure."""
         fits = self.fits(kind, n)
-        self.check_deadline(pointer)
+        self.step(pointer)
         if not fits:
             raise reject(
                 "budget-exhausted",
@@ -74,31 +84,39 @@ class Budget:
             )
         self.used[kind] += n
 
-    def __post_init__(self) -> None:
-        self._python_until = self.started + self.limits.deadline_s - self.limits.native_reserve_s
+    def step(self, pointer: str, n: int = 1) -> None:
+        """Count `n` steps of work; raise `too-large` past the step budget (deterministic), or
+        `compile-timeout` past the wall-clock guard (a starved process; never a verdict)."""
+        used = self.used["steps"] = self.used["steps"] + n
+        if used > self.limits.steps:
+            raise reject("too-large", pointer, f"compiling this schema takes more than its {self.limits.steps:,} "
+                         "steps of work (nodes walked, rules written, values checked, native checks by size)",
+                         hint="simplify the schema around this pointer (fewer branches under allOf/anyOf/oneOf, "
+                              "fewer listed values), or raise Limits.steps")
+        if time.monotonic() - self.started > self.limits.deadline_s:
+            raise reject("compile-timeout", pointer, f"compilation ran past the {self.limits.deadline_s:g} s "
+                         "wall-clock guard (the machine is overloaded; this is no verdict on the schema)",
+                         hint="retry when the machine is less loaded, or raise Limits.deadline_s")
 
-    def expired(self) -> bool:
-        """Whether the Python stages have used their share of the deadline (no pointer needed)."""
-        return time.monotonic() > self._python_until
+    #: `resolve` (another module's loop) counts its steps through this name
+    check_deadline = step
 
-    def check_deadline(self, pointer: str) -> None:
-        """Raise `too-large` once the Python stages have used their share of the deadline."""
-        if self.expired():
-            raise reject(
-                "too-large",
-                pointer,
-                f"compilation would pass its {self.limits.deadline_s:g} s deadline "
-                f"({self.limits.native_reserve_s:g} s of it are kept for llguidance's grammar check)",
-            )
+    def native(self, pointer: str, nbytes: int) -> None:
+        """Pay for one uninterruptible llguidance call on `nbytes` of input before it runs."""
+        self.step(pointer, 1 + nbytes // NATIVE_BYTES_PER_STEP)
+
+    def exhausted(self) -> bool:
+        """Whether the step budget is spent (for searches that stop with what they found)."""
+        return self.used["steps"] >= self.limits.steps
 
     def report(self) -> dict[str, dict[str, int]]:
         return {k: {"used": v, "limit": self.limit(k)} for k, v in self.used.items()}
 
 
 def check_cost(schema: object, limits: Limits) -> None:
-    """Reject a schema whose size alone would take compilation past its deadline.
+    """Reject a schema whose size alone would take compilation past its budget.
 
-    The deadline is only checked between Python steps, so work that runs in one go (a front-end
+    Steps are only counted between Python steps, so work that runs in one go (a front-end
     walk, llguidance's grammar check) must be bounded up front: subschema count, the sum over
     object schemas of `len(properties)` squared, and enum/const members. Iterative; stops at the
     first bound passed. Raises `too-large` at the node that passed it.

@@ -15,12 +15,15 @@ from schemac.budget import Budget, check_cost, within_cost_by_size
 from schemac.diagnostics import reject
 from schemac.emit.json_path import SYNTAX_POLICY, embed, json_schema_grammar, translated
 from schemac.emit.lark_export import lark_text
-from schemac.emit.lark_probe import parser_limit
+from schemac.emit.lark_probe import PROBE_FROM, parser_limit
 from schemac.lower.productive import drop_definitions
 from schemac.native import on_big_stack
 from schemac.schema import Schema
 
 __all__ = ["SYNTAX_POLICY", "Emitted", "emit", "emit_written", "json_schema_grammar", "lark_text", "translated"]
+
+#: the parser probe builds a matcher and computes ~530 masks: paid as this many grammar checks
+PROBE_BYTES_PER_GRAMMAR_BYTE = 4
 
 #: Texts whose presence in a lowered schema's JSON means a node may need the Lark writer (`"x-schemac-`:
 #: every marker, array, scalar and object witness alike).
@@ -34,6 +37,17 @@ def _validated(grammar: str) -> str | None:
 
     is_error, messages = on_big_stack(llguidance.LLMatcher.validate_grammar_with_warnings, grammar, None)
     return (messages[0] if messages else "unknown error") if is_error else None
+
+
+def _checked(grammar: str, lark: bool, budget: Budget) -> str | None:
+    """llguidance's grammar check, then (Lark grammars) the parser probe: each paid for by the
+    grammar's size before it runs (both are uninterruptible native calls)."""
+    budget.native("", len(grammar))
+    message = _validated(grammar)
+    if message is None and lark and len(grammar) >= PROBE_FROM:
+        budget.native("", PROBE_BYTES_PER_GRAMMAR_BYTE * len(grammar))
+        message = parser_limit(grammar)
+    return message
 
 
 @dataclass(frozen=True)
@@ -68,7 +82,7 @@ def emit(lowered: Schema, budget: Budget | None = None, key_order: str = "schema
 
 def emit_written(lowered: Schema, budget: Budget | None = None, key_order: str = "schema") -> Emitted:
     """The grammar for `lowered`, validated by llguidance, and how it was written; rejects with
-    `grammar-error`, or `too-large` when writing it passes the budget's deadline or grammar
+    `grammar-error`, or `too-large` when writing it passes the budget's steps or grammar
     size. `key_order` is the property-order policy: "schema" and "properties" write the order
     of each node's `properties` (`pipeline.emit_schema` has already added the orders
     `required` states under "schema", `stated_orders`), "any" every order (`lark_object_free`)."""
@@ -81,18 +95,18 @@ def emit_written(lowered: Schema, budget: Budget | None = None, key_order: str =
     if lowered is True:
         lowered = {}
     grammar, lark = _write(lowered, budget, key_order)
-    message = _validated(grammar) or (parser_limit(grammar) if lark else None)
+    message = _checked(grammar, lark, budget)
     if message is not None and lark and "Unsatisfiable schema" in message:
         check_unsat = True
         grammar = lark_grammar(lowered, check_unsat=True, budget=budget, key_order=key_order)  # drop the parts that accept nothing
-        message = _validated(grammar) or parser_limit(grammar)
+        message = _checked(grammar, True, budget)
     # each round removes the named definition, so a name never comes back: at most one per definition
     while message is not None and not lark and (name := _empty_definition(message, lowered)) is not None:
         lowered = drop_definitions(lowered, {name})
         if lowered is False:
             break
         grammar, lark = _write(lowered, budget, key_order)
-        message = _validated(grammar) or (parser_limit(grammar) if lark else None)
+        message = _checked(grammar, lark, budget)
     if message is not None:
         if "Unsatisfiable schema" in message:
             raise reject("unsatisfiable", "", f"no JSON value satisfies this schema ({message})")

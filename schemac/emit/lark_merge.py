@@ -312,6 +312,8 @@ def merged(node: dict[str, Any], defs: dict[str, Any], pointer: str, screen: "Sc
     out: dict[str, Any] = {}
     for part in atoms:
         assert isinstance(part, dict)
+        if out and screen.budget is not None:  # merging objects interleaves their listed keys
+            screen.budget.step("", 1 + (len(out.get("properties", ())) + len(part.get("properties", ()))) // 4)
         out = _merge_two(out, lift(part), pointer) if out else lift(part)
     return out
 

@@ -125,7 +125,8 @@ def number_expr(writer: "Writer", node: dict[str, Any], integer: bool, pointer: 
 # -- all the numbers of one value position as one automaton ----------------------------------
 
 #: a number atom: `ALL` (every JSON number, any spelling), `INTS` (the policy's integers),
-#: ("value", Typed) (one listed number) or ("range", integer, params) (numeric keywords)
+#: ("value", Typed) (one listed number), ("values", (Typed, ...)) (more than `MAX_ATOMS` listed
+#: numbers, one trie automaton) or ("range", integer, params) (numeric keywords)
 Atom = tuple[Any, ...]
 ALL: Atom = ("all",)
 INTS: Atom = ("ints",)
@@ -134,6 +135,9 @@ NON_NUMBER = ["null", "boolean", "object", "array", "string"]
 #: past this anyOf nesting or this many atoms a position's numbers are not gathered (left as written)
 MAX_NESTING = 16
 MAX_ATOMS = 256
+#: steps paid per listed number for building their automaton (the subset construction visits
+#: each trie state once per character of the alphabet)
+VALUES_STEPS_PER_VALUE = 16
 
 
 def number_atoms(writer: "Writer", node: Schema, depth: int = 0) -> tuple[list[Atom], bool] | None:
@@ -204,8 +208,15 @@ def _listed_atoms(writer: "Writer", parts: list[Schema], listed: list[Any]) -> t
     whole: dict[str, Any] = {"allOf": parts}
     defs = writer._defs_of(whole)  # only those it reaches: the marker rewrite walks what it is given
     check = lowered_validator({**whole, "$defs": defs} if defs else whole)
-    kept = [v for v in listed if check.is_valid(v)]
+    kept = []
+    for v in listed:
+        writer.budget.step("")
+        if check.is_valid(v):
+            kept.append(v)
     atoms = list(dict.fromkeys(("value", _typed(v)) for v in kept if is_number(v)))
+    if len(atoms) > MAX_ATOMS:  # one automaton of them all (`listed_numbers_dfa`): its states are paid here
+        writer.budget.step("", VALUES_STEPS_PER_VALUE * len(atoms))
+        atoms = [("values", tuple(a[1] for a in atoms))]
     return atoms, any(not is_number(v) for v in kept)
 
 
@@ -220,6 +231,7 @@ def numbers_apart(writer: "Writer", branches: list[Schema], pointer: str) -> tup
 
     gathered: list[tuple[list[Atom], bool]] = []
     for b in branches:
+        writer.budget.step(pointer)
         got = number_atoms(writer, b)
         if got is None or ALL in got[0]:
             return None
@@ -290,6 +302,14 @@ def _atom_dfa(atom: Atom, pointer: str) -> Any:
 
     if atom[0] == "value":
         return spellings_dfa([_untyped(atom[1])], integer=False)
+    if atom[0] == "values":
+        from schemac.emit.listed_numbers import listed_numbers_dfa
+        from schemac.numbers import MAX_STATES
+
+        try:
+            return listed_numbers_dfa([_untyped(t) for t in atom[1]], MAX_STATES)
+        except TooLarge:
+            raise _too_large(pointer) from None
     try:
         if atom[0] == "ints":
             return number_dfa(True)

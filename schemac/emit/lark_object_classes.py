@@ -75,10 +75,18 @@ def extras(w: "Writer", node: dict[str, Any], taken_keys: list[str], pointer: st
     choices = [c for c in product((True, False), repeat=len(signatures)) if any(c)] if len(signatures) > 1 else [(True,)] * len(signatures)
     if len(choices) > MAX_CLASSES:
         bodies = {terms[i]: [json_string_terminal(p) for p in groups[sig]] for i, sig in enumerate(signatures)}
-        choices = [c for c in choices if _some_key(bodies, _class_body(terms, c))]
+        kept = []
+        for c in choices:  # each probe is a native matcher, paid for by its size; stop past the bound
+            body = _class_body(terms, c)
+            w.budget.native(pointer, sum(len(p) for ps in bodies.values() for p in ps) + len(body))
+            if _some_key(bodies, body):
+                kept.append(c)
+                if len(kept) > MAX_CLASSES:
+                    break
+        choices = kept
         if len(choices) > MAX_CLASSES:
             raise Unwritable(pointer, f"{len(signatures)} patternProperties with different schemas whose keys fall in "
-                                      f"{len(choices)} classes (at most {MAX_CLASSES})")
+                                      f"more than {MAX_CLASSES} classes")
     out: list[Extra] = []
 
     def add(prefix: str, body: str, schema: Schema, here: str) -> None:

@@ -92,6 +92,7 @@ def write_free(w: "Writer", node: dict[str, Any], pointer: str, witnesses: list[
         state = todo.popleft()
         if state in edges:
             continue
+        w.budget.step("")  # one step per order state (their count is bounded, their work is not free)
         edges[state] = moves(state)
         todo.extend(t for _, t in edges[state] if t not in edges)
     live = {s for s in edges if closes(s)}

@@ -156,6 +156,7 @@ def write_owed(w: "Writer", node: dict[str, Any], pointer: str, witnesses: list[
         for s in (0, 1) if i else (0,):
             for c in range(min(i, cap) + 1):
                 for owed in (o for o in range(full + 1) if (full ^ o) & ~reach[i] == 0):
+                    w.budget.step("")
                     alts = []
                     for d, rule in rules.items():
                         after = get(nxt, 1, step(c), owed ^ d) if d & owed == d else None

@@ -47,7 +47,7 @@ class Screen:
 
     def __init__(self, defs: dict[str, Any], budget: "Budget | None" = None) -> None:
         self.defs = defs
-        #: the schema's budget: the screen's search branches at every pending anyOf (its deadline)
+        #: the schema's budget: the screen's search branches at every pending anyOf (its steps)
         self.budget = budget
         self._memo: dict[tuple[int, ...], tuple[list[Schema], bool]] = {}
         self._pieces: dict[int, tuple[Schema, list[Schema]]] = {}
@@ -57,8 +57,8 @@ class Screen:
         key = (depth, *map(id, parts))
         hit = self._memo.get(key)
         if hit is None:
-            if self.budget is not None:
-                self.budget.check_deadline("")
+            if self.budget is not None:  # the search reads every piece of every part
+                self.budget.step("", 1 + sum(len(self.pieces(p)) for p in parts))
             hit = self._memo[key] = (list(parts), _dead(self, parts, depth))
         return hit[1]
 

@@ -26,6 +26,7 @@ from schemac.emit.lark_numbers import constrained, number_expr, numbers_apart
 from schemac.emit.lark_prune import Screen
 from schemac.emit.lark_objects import write_object
 from schemac.emit.lark_strings import exact_strings, lexer_limit, string_terminal
+from schemac.emit.listed_numbers import LITERAL_RUN, scalar_literal
 from schemac.lower.marks import MARK, NOT_PATTERN, WITNESS, marked
 from schemac.native import on_big_stack
 from schemac.schema import Schema, child_pointer, iter_subschemas, ref_name
@@ -109,17 +110,8 @@ def _refs(node: Any) -> list[str]:
     return found
 
 
-def _spellings_of(value: int | float | Decimal) -> str:
-    """Regex for the policy spellings of one exact number (no exponent, no `-0`, trailing
-    fraction zeros allowed), written directly: linear in the literal, whatever its length."""
-    from schemac.numbers import exact
-
-    d = exact(value)
-    if isinstance(d, int) or d == d.to_integral_value():
-        return str(int(d)) + r"(?:\.0+)?"
-    return format(d.normalize(), "f").replace(".", r"\.") + "0*"
-
-
+#: bytes of a node's JSON that writing it (merging its conjuncts, distributing them) pays one step for
+WRITE_BYTES_PER_STEP = 64
 def _grammar_error(body: str) -> str | None:
     """llguidance's error for a Lark grammar `start: body`, or None when it loads."""
     import llguidance
@@ -144,7 +136,7 @@ class Writer:
         #: "schema" `emit` has already written each node whose `required` states another order
         #: as an anyOf of both) or "any" (`lark_object_free`)
         self.key_order = key_order
-        #: the schema's budget: its deadline and grammar size are checked while rules are written
+        #: the schema's budget: its steps and grammar size are checked while rules are written
         self.budget = budget or Budget()
         self._sized = 0  # rules whose bytes are counted in `_bytes`
         self._bytes = 0
@@ -285,6 +277,7 @@ class Writer:
         if json.dumps(MARK) in body or json.dumps(CL) in body:  # a backstop: llguidance would ignore them (`embed` refuses scalar markers itself)
             raise reject("grammar-error", "", "internal: a marked array reached a %json embedding")
         if self.check_unsat:
+            self.budget.native("", len(body))
             error = _grammar_error(body)
             if error is not None and "Unsatisfiable schema" in error:
                 self.memo[key] = None
@@ -308,6 +301,7 @@ class Writer:
             if hit in self.open_definitions:
                 self.open_definitions[hit] = True  # a recursive reference to a body being written
             return hit
+        self.budget.step("", len(key) // WRITE_BYTES_PER_STEP)  # merging and distributing walk the node
         name = ref_name(node)
         if name is not None and len(node) == 1:
             rule = self.name("d")
@@ -343,11 +337,11 @@ class Writer:
         return any(rule in _identifiers(t) for t in texts)
 
     def _check(self) -> None:
-        """Stop writing once the deadline or the grammar size limit is passed (distribution can
-        multiply a schema's size many times over, so neither is known before writing). Both
-        are the whole schema's, so they are reported at the root: the node being written may be
-        a distributed branch that exists only in the lowered form."""
-        self.budget.check_deadline("")
+        """Count a step and stop writing once the step budget or the grammar size limit is passed
+        (distribution can multiply a schema's size many times over, so neither is known before
+        writing). Both are the whole schema's, so they are reported at the root: the node being
+        written may be a distributed branch that exists only in the lowered form."""
+        self.budget.step("")
         if len(self.rules) - self._sized >= 64:
             self._bytes += sum(map(len, self.rules[self._sized:]))
             self._sized = len(self.rules)
@@ -360,22 +354,42 @@ class Writer:
         """A oneOf may be written as alternatives only once llguidance proves its branches
         disjoint (it refuses the others, as its JSON form would)."""
         doc = {"oneOf": branches, **({"$defs": self.defs} if self.defs else {}), "x-guidance": SYNTAX_POLICY}
-        error = _grammar_error("%json " + json.dumps(translated(doc), ensure_ascii=True, default=str))
+        text = json.dumps(translated(doc), ensure_ascii=True, default=str)
+        self.budget.native(pointer, len(text))
+        error = _grammar_error("%json " + text)
         if error is not None and "Unsatisfiable schema" not in error:
             raise reject("grammar-error", child_pointer(pointer, "oneOf"), f"llguidance rejected the oneOf: {error}")
 
     def _listed(self, node: dict[str, Any], whole: dict[str, Any]) -> str | None:
         """A node with `const`/`enum`: exactly the listed values that satisfy all of `node`
         (the final validator decides, on the schema as written, its scalar markers such as
-        `NOT_MULTIPLE` rewritten into the standard keywords they stand for), each written exactly."""
+        `NOT_MULTIPLE` rewritten into the standard keywords they stand for), each written exactly;
+        the listed numbers together as one terminal (`listed_numbers`), whatever their count.
+        Every value checked and written is a step of the budget."""
+        from schemac.emit.listed_numbers import listed_numbers_regex
         from schemac.lower.scalar_marks import lowered_validator
-        from schemac.json_key import json_key
+        from schemac.numbers import is_number
 
         listed = [whole["const"]] if "const" in whole else list(whole["enum"])
-        defs = self._defs_of(node)  # only those it reaches: the rewrite walks what it is given
-        check = lowered_validator({**node, "$defs": defs} if defs else node)
-        kept = {json_key(v): v for v in listed if check.is_valid(v)}
-        alts = [r for r in (self.literal_value(v, "") for v in kept.values()) if r is not None]
+        step = lambda: self.budget.step("")  # noqa: E731
+        if len(node) == 1 and ("const" in node or "enum" in node):
+            kept = listed  # a bare list: every member satisfies it (duplicates merge in the trie)
+        else:
+            defs = self._defs_of(node)  # only those it reaches: the rewrite walks what it is given
+            check = lowered_validator({**node, "$defs": defs} if defs else node)
+            kept = []
+            for v in listed:
+                step()
+                if check.is_valid(v):
+                    kept.append(v)
+        numbers = [v for v in kept if is_number(v)]
+        alts = [self.terminal("N", "/" + listed_numbers_regex(numbers, step) + "/")] if numbers else []
+        for v in kept:
+            if not is_number(v):
+                step()
+                r = self.literal_value(v, "")
+                if r is not None:
+                    alts.append(r)
         return " | ".join(dict.fromkeys(alts)) if alts else None
 
     def literal_value(self, value: Any, pointer: str) -> str | None:
@@ -383,19 +397,37 @@ class Writer:
         keys canonical, numbers every policy spelling of that exact value (`1`, `1.0`, ...),
         members in the value's own order, or under `key_order="any"` an object as the object
         schema of exactly its members (each key required, its value that const, no other key),
-        which the any-order writer takes in every order. None when a number has no exact lexeme."""
-        if value is None or isinstance(value, bool) or isinstance(value, str):
-            return literal(json.dumps(value, ensure_ascii=False))
-        if isinstance(value, (int, float, Decimal)):
-            return self.terminal("N", "/" + _spellings_of(value) + "/")
+        which the any-order writer takes in every order. Runs of up to `LITERAL_RUN` scalar members
+        are one terminal each, so a listed array or object of any size within the loader's limits
+        holds a bounded number of lexemes (llguidance panics past 65,535 symbols); each member
+        is a step of the budget."""
+        scalar = scalar_literal(value)
+        if scalar is not None:
+            return scalar if not _is_number(value) else self.terminal("N", scalar)
         if self.key_order == "any" and _is_object(value):
             return self.value({"type": "object", "properties": {k: {"const": v} for k, v in value.items()},
                                "required": list(value), "additionalProperties": False}, pointer)
-        parts = [self.literal_value(v, pointer) for v in (value.values() if isinstance(value, dict) else value)]
-        if any(p is None for p in parts):
-            return None
-        if isinstance(value, dict):
-            parts = [f"{key_literal(k)} {self.ksep} {p}" for k, p in zip(value, parts)]
+        members = list(value.items()) if isinstance(value, dict) else [(None, v) for v in value]
+        parts: list[str] = []
+        run: list[str] = []
+        for key, member in members:
+            self.budget.step(pointer)
+            expr = scalar_literal(member)
+            if expr is not None:
+                run.append(expr if key is None else f"{key_literal(key)} {self.ksep} {expr}")
+            else:
+                if run:
+                    parts.append(self.terminal("L", f" {self.sep} ".join(run)))
+                    run = []
+                part = self.literal_value(member, pointer)
+                if part is None:
+                    return None
+                parts.append(part if key is None else f"{key_literal(key)} {self.ksep} {part}")
+            if len(run) == LITERAL_RUN:
+                parts.append(self.terminal("L", f" {self.sep} ".join(run)))
+                run = []
+        if run:
+            parts.append(self.terminal("L", f" {self.sep} ".join(run)))
         opener, closer = ('"{"', '"}"') if isinstance(value, dict) else ('"["', '"]"')
         return " ".join([opener, f" {self.sep} ".join(parts), closer]) if parts else f"{opener} {closer}"
 
@@ -427,6 +459,7 @@ class Writer:
             if expr is not None:
                 alts.append(expr)
         if exact_strings(node):  # strings as one exact terminal; string keywords bind no other type
+            self.budget.native(pointer, len(self.key_of(node)))  # its probe: a matcher on the terminal
             body = string_terminal(node, pointer) if "string" in scalars else None
             if body is not None:
                 alts.append(self.terminal("STR", body))
@@ -484,12 +517,14 @@ def lark_rules_of(roots: list[Schema], defs: dict[str, Any], prefix: str = "", c
                      hint="bound the array with maxItems, or simplify the schema around it (e.g. merge allOf parts by hand)"
                      ) from None
     if writer.negated:
-        writer.budget.check_deadline("")  # the probe is native and bounded by llguidance's lexer fuel
+        # native: a matcher per probe text over every terminal, paid by their size before it runs
+        writer.budget.native("", 8 * sum(len(body) for body, _ in writer.negated))
         error = lexer_limit(writer.negated)
         if error is not None:
             raise reject("grammar-error", "", f"the negated-pattern string terminals pass llguidance's lexer limits ({error})",
                          hint="fewer overlapping patterns under oneOf/not (or make the branches disjoint another way)")
     rules = [f"{writer.sep}: /, ?/", f"{writer.ksep}: /: ?/"] + writer.rules
+    writer.budget.step("", sum(map(len, rules)) // WRITE_BYTES_PER_STEP)  # the depth scan reads every rule
     for top in tops:
         if top is None:
             continue

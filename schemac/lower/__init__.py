@@ -102,8 +102,7 @@ def lower_node(node: Schema, ctx: LowerContext) -> Schema:
         return node
     if not isinstance(node, dict):
         raise reject("invalid-schema", ctx.pointer, "a schema must be an object or a boolean")
-    if ctx.budget.expired():
-        ctx.budget.check_deadline(ctx.pointer)
+    ctx.budget.step(ctx.pointer)
     if not _BOUNDED.isdisjoint(node):  # `finite_form`'s own first test, without the call
         short = finite_form(node, ctx)
         if short is not None:

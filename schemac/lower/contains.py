@@ -163,7 +163,7 @@ def lower(node: dict[str, Any], ctx: LowerContext) -> Schema:
     branches: list[Schema] = []
     if hi is None or hi >= bound:
         for chosen in combinations(range(bound), lo):
-            ctx.budget.check_deadline(here)
+            ctx.budget.step(here)
             last = chosen[-1] + 1
             branches.append({"prefixItems": [target if i in chosen else True for i in range(last)],
                              "minItems": last})
@@ -171,7 +171,7 @@ def lower(node: dict[str, Any], ctx: LowerContext) -> Schema:
         miss = _negate(target, ctx)
         for matches in range(lo, hi + 1):
             for chosen in combinations(range(bound), matches):
-                ctx.budget.check_deadline(here)
+                ctx.budget.step(here)
                 branch: dict[str, Any] = {"prefixItems": [target if i in chosen else miss for i in range(bound)]}
                 if chosen:
                     branch["minItems"] = chosen[-1] + 1

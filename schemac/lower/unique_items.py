@@ -8,8 +8,8 @@ distinct sequences within the length bounds become one `enum` of arrays (JSON eq
 can exist, or when no two positions can hold equal values (their JSON types are disjoint).
 More than `MAX_ARRAYS` arrays (up to 64 distinct values) are left to the Lark emit backend, which
 tracks used values in a parametric grammar. Otherwise: `unique-items-unbounded`. Every array,
-grammar alternative and candidate check is charged, and every loop over schema values checks
-the deadline.
+grammar alternative and candidate check is charged, and every loop over schema values counts
+its steps.
 """
 from __future__ import annotations
 
@@ -101,7 +101,7 @@ def domain(schema: Schema, ctx: LowerContext, pointer: str) -> list[Any] | None:
         return None
     seen: dict[str, Any] = {}
     for v in values:
-        ctx.budget.check_deadline(pointer)
+        ctx.budget.step(pointer)
         key = json_key(v)
         try:
             if key not in seen and check.is_valid(v):
@@ -115,8 +115,8 @@ def _sequences(domains: list[list[Any]], lo: int, hi: int, tick: Callable[[], No
     """Distinct-valued sequences with lengths in [lo, hi], position i drawn from domains[i].
 
     Depth first with one iterator per position, so memory stays linear in `hi` however large
-    the domains (callers stop after a few hundred sequences). `tick` runs at every step (the
-    deadline check): a search that finds few sequences may still walk many prefixes. Each
+    the domains (callers stop after a few hundred sequences). `tick` runs at every step (a step
+    of the budget): a search that finds few sequences may still walk many prefixes. Each
     domain's keys are computed once (positions share the `items` domain list).
     """
     if lo <= 0:
@@ -211,7 +211,7 @@ def lower(node: dict[str, Any], ctx: LowerContext) -> Schema:
     per_position = [doms[i] if i < len(shown) else tail for i in range(longest)]
     distinct = len({json_key(v) for dom in doms if dom for v in dom})
     longest = min(longest, distinct)  # no longer sequence has distinct items
-    tick = lambda: ctx.budget.check_deadline(here)  # noqa: E731
+    tick = lambda: ctx.budget.step(here)  # noqa: E731
     if sum(1 for _ in islice(_sequences(per_position, lo, longest, tick), MAX_ARRAYS + 1)) > MAX_ARRAYS:
         return _for_lark(out, doms[: len(shown)] + [tail if len(positions) > len(shown) else []], ctx, here)
     arrays: list[list[Any]] = []

@@ -134,13 +134,26 @@ def check_patterns(root: Schema | Bundle, budget: Budget) -> None:
             found.add(pattern)
 
 
+def _paid(budget: Budget | None, text: str) -> bool:
+    """Whether `budget` (if any) can pay a native check on `text`; it pays when it can."""
+    from schemac.budget import NATIVE_BYTES_PER_STEP
+
+    if budget is None:
+        return True
+    cost = 1 + 4 * len(text) // NATIVE_BYTES_PER_STEP
+    if not budget.fits("steps", cost):
+        return False
+    budget.step("", cost)
+    return True
+
+
 def llguidance_pattern_errors(root: Schema | Bundle, budget: Budget | None = None) -> list[Diagnostic]:
     """`unsupported-regex` for each pattern (already past `check_patterns`) that llguidance's regex
     engine refuses, at its pointer; else `grammar-error` at the first place where patterns it takes
     one by one bind one string together and it refuses their intersection (an `allOf` of
     patterns, a look-ahead pattern's parts); empty when neither. Run after a failed grammar check.
-    Given the compile's `budget`, locating stops (with what it found) once the deadline has passed:
-    each check is one uninterruptible llguidance call."""
+    Given the compile's `budget`, each check (one uninterruptible llguidance call) is paid for by
+    its size before it runs, and locating stops (with what it found) at the first it cannot pay."""
     found: dict[str, str] = {}
     for node, pointer in _roots(root):
         for pattern, ptr in _patterns(node, pointer):
@@ -149,9 +162,9 @@ def llguidance_pattern_errors(root: Schema | Bundle, budget: Budget | None = Non
     if not found:
         return []
     errors: list[Diagnostic] = []
-    if _llguidance_error([translate(p) for p in found]):
+    if _paid(budget, "".join(found)) and _llguidance_error([translate(p) for p in found]):
         for pattern, ptr in found.items():
-            if budget is not None and budget.expired():
+            if not _paid(budget, pattern):
                 break
             message = _llguidance_rejects(translate(pattern))
             if message:
@@ -162,7 +175,7 @@ def llguidance_pattern_errors(root: Schema | Bundle, budget: Budget | None = Non
         for patterns, ptr in _together(node, pointer):
             if any(has_terminal(p) for p in patterns):
                 continue
-            if budget is not None and budget.expired():
+            if not _paid(budget, "".join(patterns)):
                 return []
             message = _llguidance_rejects_together([translate(p) for p in patterns])
             if message:

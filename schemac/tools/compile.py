@@ -1,7 +1,7 @@
 """Compile the answer schema and every function's `parameters` of one request on ONE Budget.
 
 The stages are the pipeline's own (`lower_schema`, `emit_schema`); only the budget differs: a request
-with many functions draws on the same expansion budget and deadline as a single schema would, so
+with many functions draws on the same expansion and step budget as a single schema would, so
 tools cannot multiply the work a request may cost. Diagnostics are relocated to JSON Pointers
 into the request body (e.g. `/tools/2/function/parameters/properties/x`).
 """
@@ -48,7 +48,7 @@ def compile_part(value: Any, pointer: str, options: dict[str, Any], budget: Budg
     limits: Limits = budget.limits
     sink = DiagnosticSink()
     try:
-        budget.check_deadline("")
+        budget.step("")
         loaded = load(value, limits)
         bundle, lowered, source_dialect = lower_schema(loaded, options, budget, sink)
         written = emit_schema_written(bundle, lowered, budget, key_order, sink)

@@ -50,9 +50,15 @@ def test_deep_text_is_located_without_a_python_prescan() -> None:
     assert _codes('{"const": "' + "[" * 10_000 + '"}') == []
 
 
-def test_deadline_keeps_a_reserve_for_llguidance() -> None:
+def test_steps_are_the_verdict_and_the_wall_clock_only_a_guard() -> None:
+    """Past the step budget: `too-large` (a verdict); past the wall-clock guard: `compile-timeout`."""
     from schemac.budget import Budget
 
-    budget = Budget(Limits(deadline_s=1.0, native_reserve_s=1.0))
-    with pytest.raises(schemac.CompileError, match="deadline"):
-        budget.check_deadline("/x")
+    budget = Budget(Limits(steps=3))
+    budget.step("/x", 3)
+    with pytest.raises(schemac.CompileError) as exc:
+        budget.step("/x")
+    assert exc.value.codes == ["too-large"] and "steps" in exc.value.diagnostics[0].message
+    with pytest.raises(schemac.CompileError) as exc:
+        Budget(Limits(deadline_s=-1.0)).step("/x")
+    assert exc.value.codes == ["compile-timeout"]
