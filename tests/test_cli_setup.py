@@ -31,10 +31,28 @@ def declared() -> set[str]:
     return {_norm(re.split(r"[<>=!~;\[ ]", r.strip(), maxsplit=1)[0]) for r in reqs}
 
 
+#: handlers that make an import inside their `try` an optional probe (the code works without it)
+_PROBES = {"ImportError", "ModuleNotFoundError", "Exception"}
+
+
+def _probed(tree: ast.AST) -> set[int]:
+    """Ids of the nodes inside a `try` whose handlers catch a failed import."""
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Try) and any(
+                h.type is None or (isinstance(h.type, ast.Name) and h.type.id in _PROBES) for h in node.handlers):
+            out.update(id(n) for b in node.body for n in ast.walk(b))
+    return out
+
+
 def _imports(path: Path) -> set[str]:
-    """Absolute imports of one file, as dotted module names."""
+    """Absolute imports of one file, as dotted module names, bar optional probes (`_probed`)."""
     out: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    probed = _probed(tree)
+    for node in ast.walk(tree):
+        if id(node) in probed:
+            continue
         if isinstance(node, ast.Import):
             out.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
