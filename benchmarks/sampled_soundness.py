@@ -50,6 +50,8 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any, Callable
 
+from schemac.verify.live import string_state
+
 DEFAULT_DIR = Path("/work/shared/conformance/maskbench")
 
 #: documented grammar gaps (README "Known gaps"): counted, never hidden, but not lowering bugs
@@ -71,18 +73,6 @@ def _init() -> None:
     tok = adapt_tokenizer(tekken_tokenizer())
     _STATE["tok"] = tok
     _STATE["quotes"] = np.array([b'"' in tok.token_bytes(i) for i in range(tok.vocab_size)])
-
-
-def _in_string(text: bytes, inside: bool = False, escaped: bool = False) -> tuple[bool, bool]:
-    """(inside a string, after a backslash) once `text` follows a prefix in state (inside, escaped)."""
-    for b in text:
-        if escaped:
-            escaped = False
-        elif b == 0x5C and inside:
-            escaped = True
-        elif b == 0x22:
-            inside = not inside
-    return inside, escaped
 
 
 def _choose(words: Any, vocab: int, rng: random.Random, among: Any = None) -> int | None:
@@ -213,7 +203,7 @@ def _walk_all(out: dict[str, Any], pristine: Any, build: Callable[[], Any], vali
                 break
             piece = tok.token_bytes(token)
             answer += piece
-            state = _in_string(piece, *state)
+            state = string_state(piece, *state)
             if matcher.is_stopped():
                 finished = True
                 break

@@ -68,9 +68,9 @@ def _string_end(token: bytes) -> int:
     return len(token)
 
 
-def in_string(text: bytes) -> bool:
-    """Whether `text` (a prefix of JSON) ends inside a string: an odd number of unescaped quotes."""
-    inside = escaped = False
+def string_state(text: bytes, inside: bool = False, escaped: bool = False) -> tuple[bool, bool]:
+    """(inside a string, after a backslash) once `text` follows a JSON prefix in state
+    (inside, escaped): unescaped quotes toggle, so a walk can carry the state token by token."""
     for byte in text:
         if escaped:
             escaped = False
@@ -78,7 +78,12 @@ def in_string(text: bytes) -> bool:
             escaped = True
         elif byte == 0x22:
             inside = not inside
-    return inside
+    return inside, escaped
+
+
+def in_string(text: bytes) -> bool:
+    """Whether `text` (a prefix of JSON) ends inside a string."""
+    return string_state(text)[0]
 
 
 @dataclass
