@@ -26,7 +26,7 @@ from schemac.emit.lark_numbers import constrained, number_expr, numbers_apart
 from schemac.emit.lark_prune import Screen
 from schemac.emit.lark_objects import write_object
 from schemac.emit.lark_strings import exact_strings, lexer_limit, string_terminal
-from schemac.emit.listed_numbers import LITERAL_RUN, scalar_literal
+from schemac.emit.listed_numbers import LITERAL_RUN, SPELLED_MEMBERS, scalar_literal
 from schemac.lower.marks import MARK, NOT_PATTERN, WITNESS, marked
 from schemac.native import on_big_stack
 from schemac.schema import Schema, child_pointer, iter_subschemas, ref_name
@@ -138,6 +138,7 @@ class Writer:
         self.key_order = key_order
         #: the schema's budget: its steps and grammar size are checked while rules are written
         self.budget = budget or Budget()
+        self._spelled = 0  # listed members written as their own lexemes (`literal_value`)
         self._sized = 0  # rules whose bytes are counted in `_bytes`
         self._bytes = 0
         self.prefix = prefix
@@ -397,10 +398,14 @@ class Writer:
         keys canonical, numbers every policy spelling of that exact value (`1`, `1.0`, ...),
         members in the value's own order, or under `key_order="any"` an object as the object
         schema of exactly its members (each key required, its value that const, no other key),
-        which the any-order writer takes in every order. Runs of up to `LITERAL_RUN` scalar members
-        are one terminal each, so a listed array or object of any size within the loader's limits
-        holds a bounded number of lexemes (llguidance panics past 65,535 symbols); each member
-        is a step of the budget."""
+        which the any-order writer takes in every order. Each scalar member (and key) is its own
+        lexeme, the ones any other alternative at the position uses: a lexeme spanning several
+        (`"a": 1`) takes llguidance's greedy lexer past a shorter one that another alternative
+        continues differently (`"a": "x"`), refusing valid values. Once the grammar has spelled
+        `SPELLED_MEMBERS` so, a longer value's scalar members go in runs of up to `LITERAL_RUN`
+        per terminal, so listed arrays and objects of any size within the loader's limits hold a
+        bounded number of lexemes (llguidance panics past 65,535 symbols): exact, complete where
+        no other alternative shares their position. Each member is a step of the budget."""
         scalar = scalar_literal(value)
         if scalar is not None:
             return scalar if not _is_number(value) else self.terminal("N", scalar)
@@ -408,11 +413,13 @@ class Writer:
             return self.value({"type": "object", "properties": {k: {"const": v} for k, v in value.items()},
                                "required": list(value), "additionalProperties": False}, pointer)
         members = list(value.items()) if isinstance(value, dict) else [(None, v) for v in value]
+        runs = self._spelled + len(members) > SPELLED_MEMBERS
+        self._spelled += 0 if runs else len(members)
         parts: list[str] = []
         run: list[str] = []
         for key, member in members:
             self.budget.step(pointer)
-            expr = scalar_literal(member)
+            expr = scalar_literal(member) if runs else None
             if expr is not None:
                 run.append(expr if key is None else f"{key_literal(key)} {self.ksep} {expr}")
             else:
