@@ -307,7 +307,8 @@ def test_witness_values_admit_their_stated_order(schema: dict[str, Any]) -> None
 
 
 def test_enum_listing_both_orders_admits_both() -> None:
-    """Was a finding (fixed on the budget branch: `Writer._listed` keeps every listed member):
+    """Was a finding (fixed on the budget branch: `Writer._listed`, now
+    `lark_listed.listed`, keeps every listed member):
     enum members were kept by `json_key` (JSON equality), so an enum listing one object in two
     orders kept only the last spelling; the first member, written in its own order and in
     `properties`' order, was refused."""

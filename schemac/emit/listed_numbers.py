@@ -35,7 +35,7 @@ def _base(value: int | float | Decimal) -> tuple[str, bool]:
     return format(d.normalize(), "f"), False
 
 
-#: scalar members of a listed array or object written as one terminal (`Writer.literal_value`)
+#: scalar members of a listed array or object written as one terminal (`lark_listed.literal_value`)
 LITERAL_RUN = 256
 #: members of listed arrays and objects one grammar spells as their own lexemes (exact and
 #: complete beside any other alternative) before longer values go in runs (llguidance's symbol limit)
