@@ -18,6 +18,7 @@ from itertools import product
 from typing import TYPE_CHECKING, Any
 
 from schemac.diagnostics import reject
+from schemac.emit.lark_listed import literal_value
 from schemac.emit.lark_merge import CL, Unwritable
 from schemac.emit.lark_object_classes import plain_tail
 from schemac.lower.marks import MARK, MAX_ARRAY_STATES
@@ -151,7 +152,7 @@ def _unique(w: "Writer", domains: list[list[Any]], prefix: list[Schema], rest: S
             k = json_key(v)
             if k not in index:
                 index[k] = len(consts)
-                consts.append(w.literal_value(v, pointer))
+                consts.append(literal_value(w, v, pointer))
             if consts[index[k]] is not None:
                 here.append(index[k])
         offered.append(list(dict.fromkeys(here)))

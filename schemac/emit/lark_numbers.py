@@ -199,7 +199,7 @@ def _distributed(writer: "Writer", parts: list[Schema], j: int, depth: int) -> t
 
 
 def _listed_atoms(writer: "Writer", parts: list[Schema], listed: list[Any]) -> tuple[list[Atom], bool]:
-    """The listed values that satisfy every part (the final validator decides, as for `_listed`)."""
+    """The listed values that satisfy every part (the final validator decides, as for `lark_listed.listed`)."""
     from schemac.lower.scalar_marks import lowered_validator
     from schemac.numbers import is_number
 

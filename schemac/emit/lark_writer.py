@@ -17,16 +17,16 @@ from typing import Any
 
 from schemac.budget import Budget
 from schemac.diagnostics import reject
-from schemac.emit.json_path import SYNTAX_POLICY, embed, key_literal, literal, translated
+from schemac.emit.json_path import SYNTAX_POLICY, embed, translated
 from schemac.emit.lark_arrays import write_array
 from schemac.emit.lark_depth import MAX_RULE_DEPTH, compile_depth
+from schemac.emit.lark_listed import listed, reorderable
 from schemac.emit.lark_merge import (CL, NUMBER_KEYS, OBJECT_KEYS, ONE_OF, STRING_KEYS, STRINGS, Unwritable,
                                      merged, types_of)
 from schemac.emit.lark_numbers import constrained, number_expr, numbers_apart
 from schemac.emit.lark_prune import Screen
 from schemac.emit.lark_objects import write_object
 from schemac.emit.lark_strings import exact_strings, lexer_limit, string_terminal
-from schemac.emit.listed_numbers import LITERAL_RUN, scalar_literal
 from schemac.lower.marks import MARK, NOT_PATTERN, WITNESS, marked
 from schemac.native import on_big_stack
 from schemac.schema import Schema, child_pointer, iter_subschemas, ref_name
@@ -41,9 +41,9 @@ def own_need(node: dict[str, Any], key_order: str = "schema") -> bool:
     """Whether `node` itself (not its subschemas) must be written in Lark (under `key_order`,
     llguidance's JSON form fixing the order of required keys)."""
     if "const" in node or "enum" in node:  # llguidance reads listed numbers as doubles, and
-        listed = [node.get("const"), node.get("enum")]  # writes listed objects in their own order
-        return (MARK in node or NOT_PATTERN in node or _has(listed, _is_number)
-                or (key_order == "any" and _has(listed, _is_object)))
+        values = [node.get("const"), node.get("enum")]  # writes listed objects in their own order
+        return (MARK in node or NOT_PATTERN in node or _has(values, _is_number)
+                or (key_order == "any" and _has(values, reorderable)))
     return MARK in node or exact_strings(node) or keys_named(node) or constrained(node)
 
 
@@ -60,11 +60,6 @@ def keys_named(node: dict[str, Any]) -> bool:
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float, Decimal)) and not isinstance(value, bool)
-
-
-def _is_object(value: Any) -> bool:
-    """An object whose members may come in another order (two or more)."""
-    return isinstance(value, dict) and len(value) > 1
 
 
 def _has(value: Any, found: Any) -> bool:
@@ -138,6 +133,7 @@ class Writer:
         self.key_order = key_order
         #: the schema's budget: its steps and grammar size are checked while rules are written
         self.budget = budget or Budget()
+        self.spelled = 0  # listed members written as their own lexemes (`lark_listed.literal_value`)
         self._sized = 0  # rules whose bytes are counted in `_bytes`
         self._bytes = 0
         self.prefix = prefix
@@ -321,7 +317,7 @@ class Writer:
         self.memo[key] = rule
         whole = merged(node, self.defs, pointer, self.screen)
         if "anyOf" not in whole and ("const" in whole or "enum" in whole):
-            result = self._listed(node, whole)
+            result = listed(self, node, whole)
         else:
             result = self._node(whole, pointer)
         if result is None:
@@ -359,77 +355,6 @@ class Writer:
         error = _grammar_error("%json " + text)
         if error is not None and "Unsatisfiable schema" not in error:
             raise reject("grammar-error", child_pointer(pointer, "oneOf"), f"llguidance rejected the oneOf: {error}")
-
-    def _listed(self, node: dict[str, Any], whole: dict[str, Any]) -> str | None:
-        """A node with `const`/`enum`: exactly the listed values that satisfy all of `node`
-        (the final validator decides, on the schema as written, its scalar markers such as
-        `NOT_MULTIPLE` rewritten into the standard keywords they stand for), each written exactly;
-        the listed numbers together as one terminal (`listed_numbers`), whatever their count.
-        Every value checked and written is a step of the budget."""
-        from schemac.emit.listed_numbers import listed_numbers_regex
-        from schemac.lower.scalar_marks import lowered_validator
-        from schemac.numbers import is_number
-
-        listed = [whole["const"]] if "const" in whole else list(whole["enum"])
-        step = lambda: self.budget.step("")  # noqa: E731
-        if len(node) == 1 and ("const" in node or "enum" in node):
-            kept = listed  # a bare list: every member satisfies it (duplicates merge in the trie)
-        else:
-            defs = self._defs_of(node)  # only those it reaches: the rewrite walks what it is given
-            check = lowered_validator({**node, "$defs": defs} if defs else node)
-            kept = []
-            for v in listed:
-                step()
-                if check.is_valid(v):
-                    kept.append(v)
-        numbers = [v for v in kept if is_number(v)]
-        alts = [self.terminal("N", "/" + listed_numbers_regex(numbers, step) + "/")] if numbers else []
-        for v in kept:
-            if not is_number(v):
-                step()
-                r = self.literal_value(v, "")
-                if r is not None:
-                    alts.append(r)
-        return " | ".join(dict.fromkeys(alts)) if alts else None
-
-    def literal_value(self, value: Any, pointer: str) -> str | None:
-        """A Lark expression for exactly the policy spellings of one JSON value: strings and
-        keys canonical, numbers every policy spelling of that exact value (`1`, `1.0`, ...),
-        members in the value's own order, or under `key_order="any"` an object as the object
-        schema of exactly its members (each key required, its value that const, no other key),
-        which the any-order writer takes in every order. Runs of up to `LITERAL_RUN` scalar members
-        are one terminal each, so a listed array or object of any size within the loader's limits
-        holds a bounded number of lexemes (llguidance panics past 65,535 symbols); each member
-        is a step of the budget."""
-        scalar = scalar_literal(value)
-        if scalar is not None:
-            return scalar if not _is_number(value) else self.terminal("N", scalar)
-        if self.key_order == "any" and _is_object(value):
-            return self.value({"type": "object", "properties": {k: {"const": v} for k, v in value.items()},
-                               "required": list(value), "additionalProperties": False}, pointer)
-        members = list(value.items()) if isinstance(value, dict) else [(None, v) for v in value]
-        parts: list[str] = []
-        run: list[str] = []
-        for key, member in members:
-            self.budget.step(pointer)
-            expr = scalar_literal(member)
-            if expr is not None:
-                run.append(expr if key is None else f"{key_literal(key)} {self.ksep} {expr}")
-            else:
-                if run:
-                    parts.append(self.terminal("L", f" {self.sep} ".join(run)))
-                    run = []
-                part = self.literal_value(member, pointer)
-                if part is None:
-                    return None
-                parts.append(part if key is None else f"{key_literal(key)} {self.ksep} {part}")
-            if len(run) == LITERAL_RUN:
-                parts.append(self.terminal("L", f" {self.sep} ".join(run)))
-                run = []
-        if run:
-            parts.append(self.terminal("L", f" {self.sep} ".join(run)))
-        opener, closer = ('"{"', '"}"') if isinstance(value, dict) else ('"["', '"]"')
-        return " ".join([opener, f" {self.sep} ".join(parts), closer]) if parts else f"{opener} {closer}"
 
     def _node(self, node: dict[str, Any], pointer: str) -> str | None:
         if "anyOf" in node:  # `merged` distributed every other conjunct into the branches

@@ -7,9 +7,10 @@ compiled. A single regex over all of them is one lexeme: the trie of their canon
 shortest exact decimal, `_base`), sub-tries that render alike merged into one character class,
 each text followed by the policy's other spellings of the same value (an integer's `.0`, `.00`,
 ...; a fraction's trailing zeros). Linear in the total length of the texts; iterative, so a long
-literal cannot exhaust Python's stack. The scalar members of a listed array or object are
-written in runs of `LITERAL_RUN` per terminal for the same reason (`scalar_literal`), and more
-than a few hundred listed numbers beside number rules become one automaton (`listed_numbers_dfa`).
+literal cannot exhaust Python's stack. Once a grammar has spelled `SPELLED_MEMBERS` members of
+listed arrays and objects one lexeme each, the scalar members of longer ones are written in runs
+of `LITERAL_RUN` per terminal for the same reason (`scalar_literal`), and more than a few hundred
+listed numbers beside number rules become one automaton (`listed_numbers_dfa`).
 """
 from __future__ import annotations
 
@@ -34,8 +35,11 @@ def _base(value: int | float | Decimal) -> tuple[str, bool]:
     return format(d.normalize(), "f"), False
 
 
-#: scalar members of a listed array or object written as one terminal (`Writer.literal_value`)
+#: scalar members of a listed array or object written as one terminal (`lark_listed.literal_value`)
 LITERAL_RUN = 256
+#: members of listed arrays and objects one grammar spells as their own lexemes (exact and
+#: complete beside any other alternative) before longer values go in runs (llguidance's symbol limit)
+SPELLED_MEMBERS = 8192
 
 
 def scalar_literal(value: Any) -> str | None:
