@@ -15,7 +15,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 import json
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, Callable, TypeVar, Union
 
 from schemac.artifact import Artifact, ArtifactError, canonical_json, sha256_text
 from schemac.diagnostics import Diagnostic
@@ -117,6 +117,25 @@ _USAGE: dict[Path, _Usage] = {}
 _USAGE_LOCK = threading.Lock()
 
 
+_Entry = TypeVar("_Entry", Artifact, "Rejection")
+
+
+def _entry(path: Path, key: str, load: Callable[[Path], _Entry]) -> _Entry | None:
+    """The entry `load` reads from `path` for `key`, or None; a corrupt or foreign file (another
+    key's, a truncated write) is deleted, so the next compile replaces it."""
+    try:
+        found = load(path)
+    except FileNotFoundError:
+        return None
+    except (ArtifactError, OSError, UnicodeDecodeError):
+        path.unlink(missing_ok=True)
+        return None
+    if found.key != key:
+        path.unlink(missing_ok=True)
+        return None
+    return found
+
+
 class DiskCache:
     """`<dir>/<key[:2]>/<key>.json`; safe with concurrent writers (atomic rename, same content).
 
@@ -161,15 +180,8 @@ class DiskCache:
 
     def get(self, key: str) -> Artifact | None:
         path = self._path(key)
-        try:
-            artifact = Artifact.load(path)
-        except FileNotFoundError:
-            return None
-        except (ArtifactError, OSError, UnicodeDecodeError):
-            path.unlink(missing_ok=True)
-            return None
-        if artifact.key != key:
-            path.unlink(missing_ok=True)
+        artifact = _entry(path, key, Artifact.load)
+        if artifact is None:
             return None
         try:
             os.utime(path)  # recency for eviction
@@ -182,18 +194,7 @@ class DiskCache:
 
     def get_rejection(self, key: str) -> Rejection | None:
         """The rejection kept for `key`, if any (a corrupt or foreign entry is deleted)."""
-        path = self._rejection_path(key)
-        try:
-            found = Rejection.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return None
-        except (ArtifactError, OSError, UnicodeDecodeError):
-            path.unlink(missing_ok=True)
-            return None
-        if found.key != key:
-            path.unlink(missing_ok=True)
-            return None
-        return found
+        return _entry(self._rejection_path(key), key, lambda path: Rejection.loads(path.read_text(encoding="utf-8")))
 
     def put_rejection(self, rejection: Rejection) -> None:
         """Best effort, like `put`."""

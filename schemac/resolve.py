@@ -119,7 +119,7 @@ class _Resolver:
             if depth > limits.max_depth:
                 raise reject("too-large", ptr, f"schema nesting exceeds {limits.max_depth} levels")
             if count % _DEADLINE_EVERY == 1:
-                self.budget.check_deadline(ptr)
+                self.budget.step(ptr)
             if not isinstance(node, dict):
                 continue
             if not STRIPPED.isdisjoint(node):  # identifiers and anchors: rare, so tested once
@@ -340,7 +340,7 @@ class _Resolver:
             parent, slot, node, p, b, depth, st = stack.pop()
             count += 1
             if count % _DEADLINE_EVERY == 1:
-                self.budget.check_deadline(p)
+                self.budget.step(p)
             if depth > limits.max_depth:
                 raise reject("too-large", p, f"schema nesting exceeds {limits.max_depth} levels")
             if p != ptr and p in inline_targets:

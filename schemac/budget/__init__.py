@@ -98,9 +98,6 @@ class Budget:
                          "wall-clock guard (the machine is overloaded; this is no verdict on the schema)",
                          hint="retry when the machine is less loaded, or raise Limits.deadline_s")
 
-    #: `resolve` (another module's loop) counts its steps through this name
-    check_deadline = step
-
     def native(self, pointer: str, nbytes: int) -> None:
         """Pay for one uninterruptible llguidance call on `nbytes` of input before it runs."""
         self.step(pointer, 1 + nbytes // NATIVE_BYTES_PER_STEP)

@@ -206,7 +206,7 @@ class Writer:
             else:
                 from schemac.emit.lark_probe import terminal_admits
 
-                self.budget.check_deadline("")
+                self.budget.step("")
                 self.admitted[body] = terminal_admits(body, definitions)
         return self.admitted[body]
 
@@ -217,7 +217,7 @@ class Writer:
         if key not in self.counted:
             from schemac.emit.lark_probe import terminal_strings
 
-            self.budget.check_deadline("")
+            self.budget.step("")
             self.counted[key] = terminal_strings(self.bodies[name], self.definitions(name), limit)
         return self.counted[key]
 
