@@ -13,7 +13,7 @@ prefixes and literals, durations such as P1W/PT/P1Y2M) plus seeded random single
 mutations of them. Each candidate's two JSON texts (`json.dumps`, and UTF-8 beyond ASCII with
 DEL escaped: llguidance takes non-ASCII raw only, and DEL escaped only) go through a
 byte-level llguidance matcher over the compiled grammar, which accepts the string when it
-accepts either text, and the string through `schemac.validate.FORMAT_CHECKS`. Printed per format:
+accepts either text, and the string through `schemac.validate.final.FORMAT_CHECKS`. Printed per format:
 candidates, agree, grammar-only (unsound: must be 0) and validator-only (completeness loss),
 then compile milliseconds (best of 20, no cache) of each format's schema. Exit status 1 when any
 grammar-only candidate exists.
@@ -253,8 +253,8 @@ def compile_ms(fmt: str, rounds: int = 20) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from schemac.formats import ENFORCED_FORMATS
-    from schemac.validate import FORMAT_CHECKS
+    from schemac.front.formats import ENFORCED_FORMATS
+    from schemac.validate.final import FORMAT_CHECKS
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seed", type=int, default=0)

@@ -23,7 +23,7 @@ def main(argv: list[str]) -> int:
 
     import schemac
     from schemac.diagnostics import CompileError
-    from schemac.validate import FinalValidator, parse_answer
+    from schemac.validate.final import FinalValidator, parse_answer
 
     run_seed = int(argv[0]) if argv else 0
     examples = int(argv[1]) if len(argv) > 1 else 2000

@@ -118,7 +118,7 @@ def _walks(job: tuple[str, int, int, int, float, float, float, bool]) -> dict[st
     import llguidance.numpy as lln
     import schemac
     from schemac.diagnostics import CompileError
-    from schemac.validate import FinalValidator, parse_answer
+    from schemac.validate.final import FinalValidator, parse_answer
 
     path, walks, max_tokens, seed, stop_p, exit_p, seconds, upgrade = job
     tok = _STATE["tok"]

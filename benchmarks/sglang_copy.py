@@ -19,7 +19,7 @@ def main(hits: int = 2000, masks: int = 200) -> None:
     import sglang_support
 
     sglang_support.load()
-    from schemac.integrations import sglang as integ
+    from schemac.runtime.sglang import backend as integ
     from schemac.runtime import tekken_tokenizer
 
     tok = tekken_tokenizer()

@@ -1,4 +1,4 @@
-"""Agreement check for `schemac.upgrade`: old-draft maskbench schemas vs their 2020-12 upgrade.
+"""Agreement check for `schemac.front.upgrade.translate`: old-draft maskbench schemas vs their 2020-12 upgrade.
 
 For every maskbench schema that declares draft-04/06/07/2019-09, each test instance is validated
 with jsonschema's validator for the ORIGINAL draft and with Draft202012Validator on the upgraded
@@ -16,7 +16,7 @@ import sys
 import time
 
 from schemac.diagnostics import CompileError
-from schemac.upgrade import dialect_of, upgrade
+from schemac.front.upgrade.translate import dialect_of, upgrade
 
 DEFAULT_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "conformance", "maskbench")
 

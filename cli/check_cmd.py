@@ -99,7 +99,7 @@ def run_check(
 def _ref_settings(ref_root: Path | None, ref_map: tuple[str, ...], config: Any) -> tuple[str, tuple[tuple[str, str], ...]]:
     """The reference root (flag, else configuration, else `default_root`) and the URI mappings
     (flags, then the configuration's for prefixes no flag names), found once for every worker."""
-    from schemac.ref_files import default_root
+    from schemac.front.resolve.files import default_root
 
     maps: dict[str, str] = {}
     for item in ref_map:

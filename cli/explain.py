@@ -32,13 +32,13 @@ def trace(value: Schema, upgrade_drafts: bool, strict_formats: bool) -> tuple[li
     Returns the steps, the lowered schema (None if a stage rejected) and the CompileError if any.
     """
     from schemac.budget import Budget, Limits
-    from schemac.client_options import reject_client_options
+    from schemac.front.client_options import reject_client_options
     from schemac.diagnostics import CompileError, DiagnosticSink
-    from schemac.dialect import apply_dialect
-    from schemac.formats import apply_formats
+    from schemac.front.dialect.gate import apply_dialect
+    from schemac.front.formats import apply_formats
     from schemac.lower import lower_bundle
     from schemac.regex import check_patterns, split_lookahead_patterns
-    from schemac.resolve import resolve
+    from schemac.front.resolve.bundle import resolve
 
     steps: list[Step] = []
 
@@ -82,10 +82,10 @@ def run_explain(file: str, text: str | None, pointer: str | None, emit: str | No
 
     from schemac.cli.runner import Outcome, Task, locate_all, read_source
     from schemac.diagnostics import CompileError
-    from schemac.load import load
-    from schemac.locate import Locator
+    from schemac.front.load import load
+    from schemac.front.locate import Locator
     from schemac.pipeline import compile_schema
-    from schemac.ref_files import RefSource
+    from schemac.front.resolve.files import RefSource
 
     task = Task(display="<stdin>" if file == "-" else file, path=None if file == "-" else Path(file), text=text)
     locator: Callable[[], Locator] = lambda: Locator({})  # noqa: E731 - until the source is read
@@ -117,7 +117,7 @@ def source_steps(task: Any, upgrade_drafts: bool, strict_formats: bool) -> list[
     """The steps traced before a rejected schema's failure (none when it does not even load)."""
     from schemac.cli.runner import read_source
     from schemac.diagnostics import CompileError
-    from schemac.load import load
+    from schemac.front.load import load
 
     try:
         return trace(load(read_source(task)[0]), upgrade_drafts, strict_formats)[0]

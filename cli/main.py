@@ -144,9 +144,9 @@ def generate(model_dir: str, schema_file: Path, prompt: str, max_new_tokens: int
     from schemac.cli.runner import Outcome, Task, locate_all, read_source
     from schemac.cli.text import diagnostic_lines
     from schemac.diagnostics import CompileError
-    from schemac.locate import Locator
+    from schemac.front.locate import Locator
     from schemac.pipeline import compile_schema
-    from schemac.ref_files import RefSource
+    from schemac.front.resolve.files import RefSource
 
     task = Task(display=str(schema_file), path=schema_file)
     locator: Any = lambda: Locator({})  # noqa: E731 - until the source is read

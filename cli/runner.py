@@ -37,7 +37,7 @@ class Task:
     artifact_path: Path | None = None
     #: extra outputs beside the artifact: "lark" writes the grammar's Lark text to `<stem>.lark`
     emit: tuple[str, ...] = ()
-    #: referenced files are read inside this folder (None: `schemac.ref_files.default_root`)
+    #: referenced files are read inside this folder (None: `schemac.front.resolve.files.default_root`)
     ref_root: str | None = None
     #: (URI prefix, folder) serving local copies of remote documents
     ref_map: tuple[tuple[str, str], ...] = ()
@@ -79,7 +79,7 @@ def _is_yaml(task: Task) -> bool:
 
 def read_source(task: Task) -> tuple[Any, Callable[[], Any]]:
     """The schema source for compile_schema and a lazy locator factory."""
-    from schemac.locate import Locator
+    from schemac.front.locate import Locator
 
     if task.text is not None:
         text = task.text
@@ -108,7 +108,7 @@ def _check_size(path: Path) -> None:
     """Refuse a file over the schema size limit before reading it: a 56 MB file took 15.8 s and
     618 MB (reading, then locating the refusal in its text) for the verdict its size gives."""
     from schemac.budget import Limits
-    from schemac.load import check_size
+    from schemac.front.load import check_size
 
     check_size(path.stat().st_size, Limits())
 
@@ -133,7 +133,7 @@ def locate_all(diagnostics: list[Any], locator: Callable[[], Any]) -> list[dict[
 def run_task(task: Task) -> Outcome:
     """Compile one schema; never raises (a crash becomes an `internal-error` diagnostic)."""
     from schemac.diagnostics import CompileError, Severity
-    from schemac.locate import Locator
+    from schemac.front.locate import Locator
 
     locator: Callable[[], Any] = lambda: Locator({})  # noqa: E731 - replaced once the source is read
     strict = task.strict_formats and "unknown-format" not in task.ignore
@@ -141,7 +141,7 @@ def run_task(task: Task) -> Outcome:
     started = time.perf_counter()
     try:
         from schemac.pipeline import compile_schema  # a broken install is reported, not raised
-        from schemac.ref_files import RefSource
+        from schemac.front.resolve.files import RefSource
 
         source, locator = read_source(task)
         started = time.perf_counter()
@@ -219,7 +219,7 @@ def _with_upgrade_verdict(kept: list[Any], source: Any, task: Task, strict: bool
     errors = [d for d in kept if d.severity is Severity.ERROR]
     if [d.code for d in errors] != ["unsupported-dialect"] or "--upgrade-drafts" not in errors[0].message:
         return kept
-    from schemac.ref_files import RefSource
+    from schemac.front.resolve.files import RefSource
 
     try:
         compile_schema(source, upgrade_drafts=True, strict_formats=strict, key_order=task.key_order,

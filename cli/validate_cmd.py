@@ -73,7 +73,7 @@ def _artifact(path: Path, upgrade_drafts: bool, strict_formats: bool) -> Any:
             raise click.UsageError(f"{path}: {exc}") from exc
     from schemac.diagnostics import CompileError
     from schemac.pipeline import compile_schema
-    from schemac.ref_files import RefSource
+    from schemac.front.resolve.files import RefSource
 
     try:
         return compile_schema(text, upgrade_drafts=upgrade_drafts, strict_formats=strict_formats,

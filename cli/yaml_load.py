@@ -38,7 +38,7 @@ def _loader_class() -> type:
 
 
 def _positions(root: Any) -> dict[str, tuple[int, int]]:
-    """pointer → 1-based (line, column) of each node (a member's key, like schemac.locate).
+    """pointer → 1-based (line, column) of each node (a member's key, like schemac.front.locate).
 
     Walks the composed node tree (where the pointers are known) and rejects a repeated key here,
     before PyYAML's constructor would let the last one win.

@@ -3,7 +3,7 @@
     python3 fuzz/fuzz_frontend.py [--target load|regex] [--examples N]   # hypothesis, bounded
     python3 fuzz/fuzz_frontend.py --atheris [--target ...] [atheris args] # coverage-guided, forever
 
-The property: on any bytes, `schemac.load.load` and `schemac.regex.check_patterns` either return
+The property: on any bytes, `schemac.front.load.load` and `schemac.regex.check_patterns` either return
 or raise CompileError; anything else (UnicodeError, ValueError, RecursionError, a crash in RE2 or
 llguidance) is a bug. atheris is optional (`pip install atheris`); hypothesis is always there.
 """
@@ -18,7 +18,7 @@ from schemac.diagnostics import CompileError
 
 def one_input(target: str, data: bytes) -> None:
     """The property under test, for one input."""
-    from schemac.load import load
+    from schemac.front.load import load
     from schemac.regex import check_patterns
 
     try:

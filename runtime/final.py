@@ -30,7 +30,7 @@ class Outcome:
 
 def validator_for(key: str, schema: Any) -> Any:
     """A cached FinalValidator per artifact key."""
-    from schemac.validate import FinalValidator
+    from schemac.validate.final import FinalValidator
 
     found = _VALIDATORS.get(key)
     if found is None:
@@ -54,7 +54,7 @@ def finalize(key: str, schema: Any, text: str, finish_reason: str, has_tool_call
         raise ValueError(f"unknown finish reason {finish_reason!r}")
     if has_tool_calls and not text.strip():
         return Outcome("tool_calls", text)
-    from schemac.validate import parse_answer
+    from schemac.validate.final import parse_answer
 
     try:
         value = parse_answer(text)

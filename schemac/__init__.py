@@ -54,7 +54,7 @@ def compile(
     stays `remote-ref`; the artifact embeds what was read, and its key covers it.
     """
     from schemac.pipeline import compile_schema
-    from schemac.ref_files import RefSource
+    from schemac.front.resolve.files import RefSource
 
     return compile_schema(schema, upgrade_drafts=upgrade_drafts, strict_formats=strict_formats, limits=limits,
                           cache_dir=cache_dir, use_cache=use_cache, key_order=key_order, openapi_formats=openapi_formats,
@@ -78,7 +78,7 @@ def check(
     """All diagnostics for a schema (errors and warnings); empty when it compiles cleanly.
     Never raises for a schema's problems. Options as for `compile`."""
     from schemac.pipeline import check_schema
-    from schemac.ref_files import RefSource
+    from schemac.front.resolve.files import RefSource
 
     return check_schema(schema, upgrade_drafts=upgrade_drafts, strict_formats=strict_formats, limits=limits,
                         cache_dir=cache_dir, use_cache=use_cache, key_order=key_order, openapi_formats=openapi_formats,

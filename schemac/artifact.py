@@ -14,7 +14,7 @@ from schemac.llguidance_range import installed_version, is_supported, SPECIFIER
 from schemac.schema import Schema
 
 if TYPE_CHECKING:
-    from schemac.answer import Answer
+    from schemac.validate.client import Answer
 
 #: Bumped whenever the artifact's fields or their meaning change; loaders refuse other versions.
 FORMAT_VERSION = 2
@@ -150,14 +150,14 @@ class Artifact:
     def lark(self) -> str:
         """The grammar as one Lark text, for engines that take `llguidance.grammar_from("grammar",
         text)` (vLLM `structured_outputs={"grammar": ...}`, SGLang `ebnf`): the same language."""
-        from schemac.emit.lark_export import lark_text
+        from schemac.emit.lark.export import lark_text
 
         return lark_text(self.grammar)
 
     def validate(self, text: str, finish_reason: str = "stop") -> "Answer":
-        """The runtime's exact final validation of an answer from any engine (`schemac.answer`):
+        """The runtime's exact final validation of an answer from any engine (`schemac.validate.client`):
         ok with the value, invalid with pointers, or truncated."""
-        from schemac.answer import check_answer
+        from schemac.validate.client import check_answer
 
         return check_answer(self.key, self.schema, text, finish_reason)
 

@@ -18,23 +18,23 @@ from schemac.version import __version__
 from schemac.artifact import LLGUIDANCE_VERSION, Artifact, sha256_text
 from schemac.budget import Budget, Limits
 from schemac.cache import DiskCache, MemoryCache, Rejection
-from schemac.client_options import reject_client_options
-from schemac.compat import legacy_dependencies
+from schemac.front.client_options import reject_client_options
+from schemac.front.dialect.compat import legacy_dependencies
 from schemac.diagnostics import CompileError, Diagnostic, DiagnosticSink
-from schemac.dialect import DIALECT_2020_12, apply_dialect, dialect_of, upgrade_needed
+from schemac.front.dialect.gate import DIALECT_2020_12, apply_dialect, dialect_of, upgrade_needed
 from schemac.emit import Emitted, emit_written
-from schemac.emit.lark_object_free import MAX_FREE_KEYS
-from schemac.emit.stated_orders import with_required_orders
-from schemac.formats import apply_formats
-from schemac.load import Census, document_census, load_with_census
+from schemac.emit.lark.object_free import MAX_FREE_KEYS
+from schemac.lower.stated_orders import with_required_orders
+from schemac.front.formats import apply_formats
+from schemac.front.load import Census, document_census, load_with_census
 from schemac.lower import lower_bundle
-from schemac.metaschema import check_metaschema
-from schemac.origins import in_source
+from schemac.front.metaschema.check import check_metaschema
+from schemac.front.origins import in_source
 from schemac.regex import check_patterns, llguidance_pattern_errors, split_lookahead_patterns
-from schemac.ref_files import Documents, RefSource, gather
-from schemac.resolve import PLACEHOLDER_BASE, STRIPPED, resolve
+from schemac.front.resolve.files import Documents, RefSource, gather
+from schemac.front.resolve.bundle import PLACEHOLDER_BASE, STRIPPED, resolve
 from schemac.schema import Bundle, Schema
-from schemac.vocabulary import dialect_from, in_2020_12
+from schemac.front.dialect.vocabulary import dialect_from, in_2020_12
 
 _MEMORY = MemoryCache()
 _DEFAULT_LIMITS = Limits()
@@ -194,7 +194,7 @@ def emit_schema_written(bundle: Bundle, lowered: Schema, budget: Budget, key_ord
 
 def custom_dialect(schema: Schema, documents: Documents | None) -> tuple[Schema, bool]:
     """`schema` read as plain 2020-12 when its `$schema` names a custom 2020-12 dialect whose
-    metaschema was read (`schemac.vocabulary`), and whether `format` asserts there."""
+    metaschema was read (`schemac.front.dialect.vocabulary`), and whether `format` asserts there."""
     uri = schema.get("$schema") if isinstance(schema, dict) else None
     meta = documents.dialects.get(urldefrag(uri)[0]) if documents is not None and isinstance(uri, str) else None
     if meta is None:

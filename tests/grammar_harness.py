@@ -155,8 +155,8 @@ def check_exact_or_rejected(schema: Any, data: Any, allowed_codes: set[str], dra
     accepts an invalid one (nor refuses a valid one whose text no property order constrains)."""
     import schemac
     from schemac.diagnostics import CompileError
-    from schemac.lower.scalar_marks import lowered_validator
-    from schemac.validate import FinalValidator
+    from schemac.lower.support.scalar_marks import lowered_validator
+    from schemac.validate.final import FinalValidator
 
     try:
         art = schemac.compile(schema, use_cache=False)
@@ -182,7 +182,7 @@ def check_golden(fx: dict[str, Any]) -> Any:
     """A golden fixture: the expected lowering, and oracle and grammar agreeing on its tests.
     Returns the artifact for further checks."""
     import schemac
-    from schemac.validate import FinalValidator
+    from schemac.validate.final import FinalValidator
 
     art = schemac.compile(fx["schema"], use_cache=False)
     assert art.lowered == fx["lowered"]
@@ -196,7 +196,7 @@ def check_golden(fx: dict[str, Any]) -> Any:
 def valid_text(oracle: Any, text: str) -> bool:
     """Whether final validation (`oracle`, a `FinalValidator`) accepts the answer `text`; a text
     that is not strict JSON (a lone surrogate, say) is invalid."""
-    from schemac.validate import parse_answer
+    from schemac.validate.final import parse_answer
 
     try:
         value = parse_answer(text)

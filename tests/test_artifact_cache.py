@@ -97,7 +97,7 @@ def test_cache_key_keeps_property_order() -> None:
 def test_artifact_owns_its_data_through_the_memory_cache() -> None:
     """Issue 13: a caller's later edit of the schema it passed in, or of the data it got back, must
     not change what a cached artifact validates against."""
-    from schemac.validate import FinalValidator
+    from schemac.validate.final import FinalValidator
 
     schema = {"type": "object", "properties": {"n": {"type": "integer", "maximum": 3}}, "required": ["n"]}
     first = schemac.compile(schema)

@@ -32,12 +32,12 @@ import jsonschema
 import pytest
 
 import schemac
-import schemac.validate
+import schemac.validate.final
 import grammar_harness as harness
 from ecma_oracle import node_available, node_verdicts, strings
 from test_emit_property_order import _placed_one_by_one
 from schemac.diagnostics import CompileError
-from schemac.validate import FinalValidator
+from schemac.validate.final import FinalValidator
 
 ALPHABET = ["a", "b", "\n", "\r", "\u2028", "\u00a0", "\U0001f600"]
 WORDS = strings(ALPHABET, 3)
@@ -82,12 +82,12 @@ def _node_valid(checker: Any) -> Any:
     """`checker` with node's verdicts as its regex matcher while it runs (a missing one is a
     KeyError); the compiler, which validates enum candidates, keeps schemac's own matcher."""
     def valid(value: Any) -> bool:
-        own = schemac.validate._search
-        schemac.validate._search = lambda pattern, text: TABLE[(pattern, text)]
+        own = schemac.validate.final._search
+        schemac.validate.final._search = lambda pattern, text: TABLE[(pattern, text)]
         try:
             return bool(checker.is_valid(value))
         finally:
-            schemac.validate._search = own
+            schemac.validate.final._search = own
     return valid
 
 

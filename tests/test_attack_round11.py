@@ -21,7 +21,7 @@ import pytest
 import schemac
 from grammar_harness import accepts, valid_text
 from schemac.diagnostics import CompileError
-from schemac.validate import FinalValidator, parse_answer
+from schemac.validate.final import FinalValidator, parse_answer
 
 
 def _check(schema: Any, texts: list[str], must_admit: list[str] | tuple[str, ...] = (), refusable: set[str] = frozenset(),
@@ -424,7 +424,7 @@ def test_metaschema_whole_documents_compile_or_refuse() -> None:
 
 
 # ============================================================================================
-# 3. numbers: large bounds with counted digit runs (`schemac.numbers_bounds`)
+# 3. numbers: large bounds with counted digit runs (`schemac.numbers.bounds`)
 
 import decimal as _decimal  # noqa: E402
 import re as _re  # noqa: E402  (only to classify answer spellings, never a schema pattern)

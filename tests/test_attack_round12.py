@@ -1,4 +1,4 @@
-"""Attack round 12: the orders a schema states (`schemac.emit.stated_orders`: every object node
+"""Attack round 12: the orders a schema states (`schemac.lower.stated_orders`: every object node
 whose `required` order differs from its `properties` order becomes `anyOf` of itself and a
 required-first copy) and the Lark writer's order-keeping memo key (`Writer.key_of`).
 
@@ -23,8 +23,8 @@ from grammar_harness import accepts, valid_text
 
 import schemac
 from schemac.diagnostics import CompileError
-from schemac.emit.stated_orders import required_order, with_required_orders
-from schemac.validate import FinalValidator
+from schemac.lower.stated_orders import required_order, with_required_orders
+from schemac.validate.final import FinalValidator
 
 I = {"type": "integer"}
 #: a bounded integer sends its object to the Lark writer's number rules as well

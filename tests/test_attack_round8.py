@@ -231,7 +231,7 @@ SPECIAL_GRID = _objects(SPECIAL_KEYS, [0, "s"], 2)
 def test_witness_special_keys_held(schema: dict[str, Any]) -> None:
     """Keys that need escapes, DEL, line separators, astral characters and the empty key, with
     schemac's ECMA validator as the oracle; `\\u` spellings of a key stay refused."""
-    from schemac.validate import FinalValidator
+    from schemac.validate.final import FinalValidator
 
     _walk(schema, SPECIAL_GRID, FinalValidator(schema))
     accepted = partial(accepts, schemac.compile(schema, use_cache=False).grammar)
@@ -271,7 +271,7 @@ def test_tool_envelope_writes_witness_exactly() -> None:
     from grammar_harness import accepts
     from tools_cases import chat, chat_tool, hermes
     from schemac.tools.grammar import build
-    from schemac.validate import FinalValidator
+    from schemac.validate.final import FinalValidator
 
     witness = {"type": "object", "properties": {"q": {"type": "object", "not": {"patternProperties": {"^x": C0}}}}}
     oracle = FinalValidator(witness)
@@ -302,8 +302,8 @@ def _number_texts() -> list[str]:
 def test_residue_automaton_held() -> None:
     """`numbers._automaton` (residue reader, bounds, integer syntax) against exact Fractions over
     random multipleOf / not-multipleOf / bound combinations (policy spellings, no `-0`)."""
-    from schemac.numbers import _automaton
-    from schemac.numbers_dfa import TooLarge
+    from schemac.numbers.exact import _automaton
+    from schemac.numbers.dfa import TooLarge
 
     texts = _number_texts()
     rng = random.Random(8)

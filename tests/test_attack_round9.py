@@ -1,4 +1,4 @@
-"""Attack round 9: the `key_order="any"` policy (`schemac.emit.lark_object_free`).
+"""Attack round 9: the `key_order="any"` policy (`schemac.emit.lark.object_free`).
 
 What was attacked: the any-order object automaton (listed keys written, an entry written,
 entries counted, witnesses owed), `lark_object_free.fits` (the 6-key / state bound and the
@@ -32,7 +32,7 @@ import schemac
 from grammar_harness import _tokenizer, accepts
 from test_emit_key_order import walk_any_order
 from schemac.diagnostics import CompileError
-from schemac.validate import FinalValidator
+from schemac.validate.final import FinalValidator
 
 KEYS = ["a", "b", "x", "xa", ""]
 VALUES: list[Any] = [0, "s", None]

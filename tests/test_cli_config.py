@@ -100,7 +100,7 @@ def test_key_order_choices_match_the_compiler() -> None:
     """The command line and the configuration spell the compiler's choices without importing it."""
     from schemac.cli.options import KEY_ORDERS as FLAG_CHOICES
     from schemac.config import KEY_ORDERS as CONFIG_CHOICES
-    from schemac.emit.lark_object_free import MAX_FREE_KEYS
+    from schemac.emit.lark.object_free import MAX_FREE_KEYS
     from schemac.pipeline import KEY_ORDERS
 
     assert FLAG_CHOICES == CONFIG_CHOICES == KEY_ORDERS

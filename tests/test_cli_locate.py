@@ -1,4 +1,4 @@
-"""schemac.locate: JSON Pointer → line/column in the schema's text."""
+"""schemac.front.locate: JSON Pointer → line/column in the schema's text."""
 from __future__ import annotations
 
 import json
@@ -6,7 +6,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from schemac.locate import Locator
+from schemac.front.locate import Locator
 
 
 def test_members_are_located_at_their_key_and_elements_at_their_value() -> None:

@@ -4,7 +4,7 @@ Each test asserts today's wrong behaviour on a minimal reproduction (the classes
 /work/notes/deviations-num.md, found by walking every number spelling of up to 4 characters plus
 spellings around each bound against an exact oracle). A failure here means llguidance changed:
 re-run the probe, and if the class is gone, retire schemac's workaround (number lexemes from
-`schemac.numbers.number_regex` instead of llguidance's numeric keywords). Every spelling below is
+`schemac.numbers.exact.number_regex` instead of llguidance's numeric keywords). Every spelling below is
 in schemac's number policy, so schemac's own lexeme for the same schema decides it exactly (the
 last test checks that side).
 """
@@ -92,7 +92,7 @@ def test_bounds_past_int64_are_refused(kind: str, bound: float) -> None:
 @pytest.mark.parametrize("schema,text,answer", [d for d in DEVIATIONS if "type" in d[0]],
                          ids=[f"{json.dumps(s)} {t}" for s, t, _ in DEVIATIONS if "type" in s])
 def test_schemac_lexeme_is_exact_there(schema: dict[str, Any], text: str, answer: bool) -> None:
-    from schemac.numbers import number_regex
+    from schemac.numbers.exact import number_regex
 
     names = {"minimum": "minimum", "maximum": "maximum", "exclusiveMinimum": "exclusive_minimum",
              "exclusiveMaximum": "exclusive_maximum", "multipleOf": "multiple_of"}

@@ -10,7 +10,7 @@ import pytest
 
 import schemac
 from schemac.diagnostics import CompileError
-from schemac.emit.lark_depth import MAX_RULE_DEPTH, compile_depth, references
+from schemac.emit.lark.depth import MAX_RULE_DEPTH, compile_depth, references
 
 
 def test_references_skip_literals_regexes_counts_and_json() -> None:
@@ -93,7 +93,7 @@ def test_grammars_past_the_parser_row_limit_are_refused() -> None:
 
 
 def test_large_grammars_under_the_row_limit_pass_the_probe() -> None:
-    from schemac.emit.lark_probe import PROBE_FROM
+    from schemac.emit.lark.probe import PROBE_FROM
 
     art = schemac.compile(_witness_parts(3, 3), use_cache=False)
     assert len(art.grammar) > PROBE_FROM

@@ -1,4 +1,4 @@
-"""The `key_order="any"` policy (`schemac.emit.lark_object_free`), walked exhaustively.
+"""The `key_order="any"` policy (`schemac.emit.lark.object_free`), walked exhaustively.
 
 Every object over a small alphabet of keys (listed, pattern-matching, other) and values,
 0..4 entries in every order, is offered to the grammar compiled with `key_order="any"`; jsonschema on
@@ -20,7 +20,7 @@ import pytest
 import schemac
 from grammar_harness import accepts
 from schemac.diagnostics import CompileError
-from schemac.emit.lark_object_free import MAX_FREE_KEYS
+from schemac.emit.lark.object_free import MAX_FREE_KEYS
 
 KEYS = ["a", "b", "x", "xa"]
 VALUES = [0, "s", None]

@@ -1,4 +1,4 @@
-"""Exact object keys (schemac.emit.lark_objects): no escaped key spelling bypasses a key constraint.
+"""Exact object keys (schemac.emit.lark.objects): no escaped key spelling bypasses a key constraint.
 
 Every schema below is compiled and walked over a grid of object texts: keys from a small alphabet
 in every spelling JSON allows (raw, `\\u` escapes in lower and upper case, `\\n` vs `\\u000a`, `\\/`),

@@ -1,4 +1,4 @@
-"""Numbers whose steps need the residue automaton (schemac.numbers_residue) and the rules form.
+"""Numbers whose steps need the residue automaton (schemac.numbers.residue) and the rules form.
 
 Exhaustive walks: every text over `-0123456789.e+` up to a length that the compiled grammar
 accepts must be exactly the policy spellings (no exponent, no `-0`, no leading zero) of numbers
@@ -19,7 +19,7 @@ import pytest
 
 import schemac
 from grammar_harness import accepted_texts
-from schemac.numbers import MAX_RULE_DEPTH, _automaton, number_rules
+from schemac.numbers.exact import MAX_RULE_DEPTH, _automaton, number_rules
 
 _NUMBER = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?")
 

@@ -1,9 +1,9 @@
-"""Exact numbers (schemac.emit.lark_numbers): bounds and multipleOf enforced by schemac's own lexeme.
+"""Exact numbers (schemac.emit.lark.numbers): bounds and multipleOf enforced by schemac's own lexeme.
 
 A grid of bounds (inclusive/exclusive, integer/number, signs, fractional partners, past 2^53)
 and multipleOf values, each compiled and walked over number spellings; the oracle is plain
 jsonschema on exact values (schema and instance parsed with `parse_float=Decimal`). Soundness on
-every spelling; completeness on every valid one in the policy's spelling (`schemac.numbers`:
+every spelling; completeness on every valid one in the policy's spelling (`schemac.numbers.exact`:
 integers `-?(0|[1-9][0-9]*)`, constrained numbers the same with an optional fraction, no
 exponent, never a negative zero).
 """

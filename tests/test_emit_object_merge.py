@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import schemac
-from schemac.emit.lark_merge import EVERY, merge_objects
+from schemac.emit.lark.merge import EVERY, merge_objects
 from test_lower_object_witness import INT, _walk
 
 MERGED = [
@@ -69,7 +69,7 @@ def test_merge_keeps_additional_apart_only_where_needed() -> None:
 def test_too_many_pattern_groups_are_rejected() -> None:
     """Keys split by the pattern groups they match: past `MAX_PATTERNS` groups, rejected (here
     unanchored patterns, so that every subset of groups holds a key)."""
-    from schemac.emit.lark_object_classes import MAX_PATTERNS
+    from schemac.emit.lark.object_classes import MAX_PATTERNS
     from schemac.diagnostics import CompileError
 
     parts = [{"patternProperties": {chr(97 + i): {"const": i}}, "additionalProperties": INT} for i in range(MAX_PATTERNS + 1)]

@@ -15,7 +15,7 @@ import pytest
 
 import schemac
 from grammar_harness import accepts
-from schemac.emit.lark_merge import interleave
+from schemac.emit.lark.merge import interleave
 
 KEYS = "abcd"
 

@@ -13,9 +13,9 @@ from jsonschema import Draft202012Validator
 import schemac
 from schemac.budget import Limits
 from schemac.diagnostics import CompileError
-from schemac.emit.lark_merge import conj
-from schemac.emit.lark_prune import Screen
-from schemac.lower.marks import NOT_MULTIPLE
+from schemac.emit.lark.merge import conj
+from schemac.emit.lark.prune import Screen
+from schemac.lower.support.marks import NOT_MULTIPLE
 from grammar_harness import accepts
 
 #: Conjuncts over keys "a"/"b" and values null/1/"x"/"y": every keyword the screen reads, plus

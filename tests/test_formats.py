@@ -6,9 +6,9 @@ import json
 import pytest
 
 import schemac
-from schemac.formats import ENFORCED_FORMATS, FORMAT_PATTERNS
+from schemac.front.formats import ENFORCED_FORMATS, FORMAT_PATTERNS
 from schemac.regex import compile_re2
-from schemac.validate import ASSERTED_FORMATS, FORMAT_CHECKS
+from schemac.validate.final import ASSERTED_FORMATS, FORMAT_CHECKS
 from tests.grammar_harness import accepts
 
 #: Edge cases where llguidance's own regexes and the RFCs part ways (a looser regex fails here).

@@ -155,7 +155,7 @@ def test_legacy_dependencies_in_2020_12_are_enforced() -> None:
     assert art.schema["dependentRequired"] == {"a": ["b"]}
     assert art.schema["dependentSchemas"] == {"c": {"required": ["d"]}}
     assert art.schema["properties"]["x"] == {"dependentRequired": {"p": ["q"]}}
-    from schemac.validate import FinalValidator
+    from schemac.validate.final import FinalValidator
 
     v = FinalValidator(art.schema)
     assert not v.is_valid({"a": 1}) and v.is_valid({"a": 1, "b": 2}) and not v.is_valid({"c": 1})

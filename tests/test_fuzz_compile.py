@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import schemac
 from schemac.diagnostics import CompileError
-from schemac.validate import FinalValidator, parse_answer
+from schemac.validate.final import FinalValidator, parse_answer
 
 NAMES = st.sampled_from(["a", "b", "c", "id", "x-y", ""])
 SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.sampled_from([0.5, -1.5, 1e300]), st.sampled_from(["", "a", "ab", "é"]))

@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from schemac.budget import Budget
 from schemac.diagnostics import CompileError
-from schemac.load import load
+from schemac.front.load import load
 from schemac.regex import check_patterns
 
 JSONISH = st.text(st.sampled_from(list('{}[]":,0123456789.eE-+ truefalsnNIy\\u')), max_size=120).map(str.encode)

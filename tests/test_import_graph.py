@@ -115,7 +115,7 @@ def test_no_import_cycles() -> None:
 
 
 def test_emit_and_lowering_kept_apart() -> None:
-    """Passes never import the emitter (the marker lives in `schemac.lower.marks`); the emitter
+    """Passes never import the emitter (the marker lives in `schemac.lower.support.marks`); the emitter
     never imports tool envelopes (they build on it); nobody uses emit's private names."""
     for name, path in MODULES.items():
         deps = _imports(name, path, top_only=False)

@@ -27,8 +27,8 @@ from sglang.srt.constrained.base_grammar_backend import (  # noqa: E402
 from sglang.srt.constrained.llguidance_backend import GuidanceGrammar
 
 from schemac.artifact import Artifact  # noqa: E402
-from schemac.integrations import sglang as integ  # noqa: E402
-from schemac.integrations.sglang_grammar import SchemacGrammar  # noqa: E402
+from schemac.runtime.sglang import backend as integ  # noqa: E402
+from schemac.runtime.sglang.grammar import SchemacGrammar  # noqa: E402
 from schemac.runtime import tekken_tokenizer  # noqa: E402
 
 TOKENIZER_VOCAB = 1000 + 3000

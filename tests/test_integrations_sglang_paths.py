@@ -26,8 +26,8 @@ from sglang.srt.sampling.sampling_batch_info import SamplingBatchInfo  # noqa: E
 from sglang.srt.sampling.sampling_params import SamplingParams  # noqa: E402
 
 from schemac.artifact import Artifact  # noqa: E402
-from schemac.integrations import sglang as integ  # noqa: E402
-from schemac.integrations.sglang_grammar import SchemacGrammar  # noqa: E402
+from schemac.runtime.sglang import backend as integ  # noqa: E402
+from schemac.runtime.sglang.grammar import SchemacGrammar  # noqa: E402
 from schemac.runtime import tekken_tokenizer  # noqa: E402
 
 VOCAB = 4000

@@ -1,4 +1,4 @@
-"""Lark emission for arrays (schemac.emit.lark_writer): exact both ways, rejection above unwritable nodes,
+"""Lark emission for arrays (schemac.emit.lark.writer): exact both ways, rejection above unwritable nodes,
 budget, and the JSON path untouched where no array needs Lark."""
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import schemac
 from grammar_harness import accepts
 from lower_passes_oracle import relower
 from schemac.budget import Limits
-from schemac.lower.marks import MARK
+from schemac.lower.support.marks import MARK
 
 ATOMS = st.sampled_from([0, 1, 2, 3, 5, 6, 42, "a", "b", "c", True, None])
 VALUES = st.recursive(ATOMS, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(

@@ -78,7 +78,7 @@ def test_recursive_empty_definition_written_straight(root: dict[str, Any]) -> No
     """The writer itself (no lowering to prune first): a definition referenced from inside its own
     body that turns out empty leaves no rule naming it (llguidance loads the grammar), and the
     grammar is exact on instances that reach it."""
-    from schemac.emit.lark_writer import lark_rules
+    from schemac.emit.lark.writer import lark_rules
 
     schema = {**root, "$defs": {"R": _RECURSIVE}}
     top, rules = lark_rules(schema, check_unsat=True)

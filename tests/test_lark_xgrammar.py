@@ -18,7 +18,7 @@ import pytest
 
 import schemac
 from grammar_harness import accepts
-from schemac.emit.lark_export import HEADER
+from schemac.emit.lark.export import HEADER
 
 #: both export forms (`%json` and written Lark with `&`/`~` terminals, number rules, pattern keys)
 SCHEMAS: list[dict[str, Any]] = [

@@ -1,4 +1,4 @@
-"""Listed numbers at one position are one terminal (`schemac.emit.listed_numbers`): walked over
+"""Listed numbers at one position are one terminal (`schemac.emit.lark.listed_numbers`): walked over
 every text of up to five characters against the final validator and the syntax policy, for mixed
 enums (integers, fractions, negatives, shared prefixes), and numeric enums of the loader's size."""
 from __future__ import annotations
@@ -9,8 +9,8 @@ import re
 import pytest
 
 import schemac
-from schemac.emit.listed_numbers import listed_numbers_regex
-from schemac.validate import FinalValidator
+from schemac.emit.lark.listed_numbers import listed_numbers_regex
+from schemac.validate.final import FinalValidator
 from tests.grammar_harness import accepted_texts, accepts, valid_text
 
 #: the syntax policy's number spellings: no exponent, no `-0`, no leading zeros

@@ -9,7 +9,7 @@ import schemac
 from grammar_harness import OTHER_REJECTIONS, accepts, check_exact_or_rejected, check_golden, load_fixtures, text_of
 from schemac.budget import Limits
 from schemac.diagnostics import CompileError
-from schemac.validate import FinalValidator
+from schemac.validate.final import FinalValidator
 
 FIXTURES = load_fixtures("conditionals")
 
@@ -134,7 +134,7 @@ def test_context_enumeration_charges_evaluations() -> None:
 def test_contextualise_is_an_equivalence_and_idempotent() -> None:
     import jsonschema
 
-    from schemac.lower.guard_context import contextualise
+    from schemac.lower.support.guard_context import contextualise
 
     node = {"properties": {"n": {"type": "integer", "maximum": 3}, "m": True},
             "if": {"properties": {"n": {"multipleOf": 2}, "m": {"const": 1}}}, "then": {"required": ["x"]},

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import schemac
 from grammar_harness import OTHER_REJECTIONS, check_exact_or_rejected
-from schemac.lower.analysis import pattern_literal
+from schemac.lower.support.analysis import pattern_literal
 
 
 def _keyed(n: int) -> dict:

@@ -71,7 +71,7 @@ def test_counted_objects_exhaustively(negated: bool) -> None:
     so the others became additional keys (`{"not": {... closed, maxProperties: 2}}` admitted
     `{"a": 1, "b": 1}`)."""
     from grammar_harness import accepts
-    from schemac.validate import FinalValidator
+    from schemac.validate.final import FinalValidator
 
     compiled, refused = 0, []
     for inner in _counted_schemas():

@@ -170,7 +170,7 @@ def test_complements_inside_a_closed_object_are_exact(operand: dict, data: st.Da
 def test_open_object_complements_use_the_witness() -> None:
     """Over open key sets "some entry breaks it" is the `WITNESS` marker (walked exhaustively in
     tests/test_lower_object_witness.py)."""
-    from schemac.lower.marks import WITNESS
+    from schemac.lower.support.marks import WITNESS
 
     for operand in ({"patternProperties": {"^a": {"type": "string"}}}, {"properties": {"a": True}, "additionalProperties": False},
                     {"type": "object", "additionalProperties": {"type": "string"}}):
@@ -192,8 +192,8 @@ def test_open_object_complements_use_the_witness() -> None:
 def test_finite_form_enumerates_with_the_validator(schema: dict, expected: object) -> None:
     from schemac.budget import Budget
     from schemac.diagnostics import DiagnosticSink
-    from schemac.lower.analysis import finite_form
-    from schemac.lower.context import Definitions, LowerContext
+    from schemac.lower.support.analysis import finite_form
+    from schemac.lower.support.context import Definitions, LowerContext
     from schemac.schema import Bundle
 
     ctx = LowerContext(Budget(), Definitions(Bundle(schema)), DiagnosticSink())
@@ -203,8 +203,8 @@ def test_finite_form_enumerates_with_the_validator(schema: dict, expected: objec
 def test_finite_form_charges_evaluations() -> None:
     from schemac.budget import Budget
     from schemac.diagnostics import DiagnosticSink
-    from schemac.lower.analysis import finite_form
-    from schemac.lower.context import Definitions, LowerContext
+    from schemac.lower.support.analysis import finite_form
+    from schemac.lower.support.context import Definitions, LowerContext
     from schemac.schema import Bundle
 
     schema = {"enum": [1, 2, 3], "not": {"const": 2}}
@@ -281,7 +281,7 @@ def test_item_complement_is_taken_per_position(bound: dict) -> None:
 def test_item_complement_needing_another_domain_is_exact() -> None:
     """At position 1 no domain says `a` is a number, so `¬integer` there needs the non-integer
     numbers (the `NOT_MULTIPLE` marker), not position 0's complement: exact on every instance."""
-    from schemac.validate import FinalValidator
+    from schemac.validate.final import FinalValidator
 
     schema = {"type": "array", "prefixItems": [{"type": "object", "properties": {"a": {"type": "string"}}}],
               "maxItems": 3, "not": {"items": {"type": "object", "properties": {"a": {"type": "integer"}}}}}
@@ -306,8 +306,8 @@ def test_number_complements_are_exact_past_doubles() -> None:
     """Values and bounds are compared as the decimals they spell: 1e23 and 10**23 are one point
     (as floats they differ), an integer range rounds 1e23 to 10**23 exactly, and integers past
     2^53 are complemented instead of refused."""
-    from schemac.lower.negation_domain import Domain
-    from schemac.lower.negation_numbers import int_range, not_numbers
+    from schemac.lower.negation.domain import Domain
+    from schemac.lower.negation.numbers import int_range, not_numbers
 
     assert not_numbers([1e23, 10 ** 23], Domain()) == [
         {"type": "number", "exclusiveMaximum": 1e23}, {"type": "number", "exclusiveMinimum": 1e23}]
@@ -335,7 +335,8 @@ def test_flat_literal_complement_is_exact_on_a_short_alphabet(text: str, monkeyp
     literal's alphabet up to two characters longer, through the compiled grammar."""
     import itertools
 
-    from schemac.lower import negation, negation_strings
+    from schemac.lower.negation import complement as negation
+    from schemac.lower.negation import strings as negation_strings
 
     monkeypatch.setattr(negation_strings, "FLAT_FROM", 0)
     monkeypatch.setattr(negation, "FLAT_FROM", 0)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import schemac
 from grammar_harness import OTHER_REJECTIONS, check_exact_or_rejected, load_fixtures
 from schemac.diagnostics import CompileError
-from schemac.lower import normal_form
+from schemac.lower.negation import normal_form
 
 _leaf = st.one_of(
     st.booleans(),

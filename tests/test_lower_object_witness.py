@@ -24,10 +24,10 @@ import pytest
 import schemac
 from grammar_harness import accepts
 from schemac.diagnostics import CompileError
-from schemac.lower.marks import WITNESS
-from schemac.lower.productive import drop_unproductive
-from schemac.lower.scalar_marks import lowered_validator, stripped
-from schemac.validate import parse_answer
+from schemac.lower.support.marks import WITNESS
+from schemac.lower.support.productive import drop_unproductive
+from schemac.lower.support.scalar_marks import lowered_validator, stripped
+from schemac.validate.final import parse_answer
 
 KEYS = ["a", "x", "xa", "z"]
 VALUES = [0, 1, "s"]
@@ -178,7 +178,7 @@ def test_several_witnesses_are_exact(schema: dict[str, Any]) -> None:
 
 def test_too_many_witnesses_are_rejected() -> None:
     """2^n owed sets: past `MAX_WITNESSES` the object is rejected as too large, not approximated."""
-    from schemac.emit.lark_object_owed import MAX_WITNESSES
+    from schemac.emit.lark.object_owed import MAX_WITNESSES
 
     parts = [{"not": {"patternProperties": {f"^{chr(97 + i)}": INT}}} for i in range(MAX_WITNESSES + 1)]
     with pytest.raises(CompileError) as err:

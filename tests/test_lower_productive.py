@@ -8,7 +8,7 @@ import pytest
 import schemac
 from grammar_harness import accepts
 from lower_passes_oracle import check_exact, text
-from schemac.lower.productive import unproductive
+from schemac.lower.support.productive import unproductive
 
 ENDLESS = {"type": "array", "prefixItems": [{"$ref": "#/$defs/r"}], "minItems": 1}
 

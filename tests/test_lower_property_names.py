@@ -55,7 +55,7 @@ ECMA_KEYS = [
 def test_listed_keys_have_ecma_meaning(pattern: str, key: str, matches: bool) -> None:
     """The lowered form, the final validator and the grammar agree with ECMA-262 on a listed key."""
     from grammar_harness import accepts
-    from schemac.validate import FinalValidator
+    from schemac.validate.final import FinalValidator
 
     schema = {"propertyNames": {"pattern": pattern}, "properties": {key: {}}}
     art = schemac.compile(schema, use_cache=False)

@@ -52,7 +52,7 @@ def _refs(node: Any, found: set[str]) -> None:
 
 def _check_lowered(lowered: Any) -> None:
     """Every reference resolves, and no reference cycle stays at one instance location."""
-    from schemac.ref_cycles import check_progress as _check_progress
+    from schemac.front.resolve.cycles import check_progress as _check_progress
 
     defs = lowered.get("$defs", {}) if isinstance(lowered, dict) else {}
     found: set[str] = set()
@@ -238,9 +238,9 @@ def test_a_promise_is_read_as_unknown_until_built() -> None:
     from schemac.budget import Budget
     from schemac.diagnostics import DiagnosticSink
     from schemac.lower import lower_node
-    from schemac.lower.analysis import BASE_TYPES, disjoint, types_of
-    from schemac.lower.context import Definitions, LowerContext
-    from schemac.lower.negation import negate
+    from schemac.lower.support.analysis import BASE_TYPES, disjoint, types_of
+    from schemac.lower.support.context import Definitions, LowerContext
+    from schemac.lower.negation.complement import negate
 
     bundle = Bundle(True, {"X": {"type": "object", "properties": {"a": _ref("X")}}}, {"X": "/$defs/X"})
     ctx = LowerContext(Budget(), Definitions(bundle), DiagnosticSink(), "", 0, lower_node)

@@ -11,7 +11,7 @@ import schemac
 from grammar_harness import accepts
 from lower_passes_oracle import check_fixture, fixtures, instances, relower, text
 from schemac.budget import Limits
-from schemac.validate import FinalValidator
+from schemac.validate.final import FinalValidator
 
 SUITE = Path(__file__).resolve().parent.parent / "testdata" / "suite"
 

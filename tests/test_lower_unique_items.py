@@ -135,7 +135,7 @@ def test_domain_of_a_pattern_re2_cannot_run_is_unknown() -> None:
     """A (generated) pattern past RE2's program limit proves no domain: None, not a crash."""
     from schemac.budget import Budget
     from schemac.diagnostics import DiagnosticSink
-    from schemac.lower.context import Definitions, LowerContext
+    from schemac.lower.support.context import Definitions, LowerContext
     from schemac.lower.unique_items import domain
     from schemac.schema import Bundle
 

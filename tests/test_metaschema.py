@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import schemac
-from schemac.metaschema import ECMA_PATTERNS, METASCHEMAS, metaschema_errors, metaschema_validator, valid_2020_12
+from schemac.front.metaschema.check import ECMA_PATTERNS, METASCHEMAS, metaschema_errors, metaschema_validator, valid_2020_12
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -159,7 +159,7 @@ def test_fast_path_agrees_with_jsonschema_on_generated_schemas(schema: Any) -> N
 def test_cli_locates_metaschema_errors(tmp_path: Path) -> None:
     """The CLI turns the pointer into line:column of the user's file."""
     from schemac.cli.runner import locate_all
-    from schemac.locate import Locator
+    from schemac.front.locate import Locator
 
     text = '{\n  "type": "array",\n  "uniqueItems": 1\n}\n'
     with pytest.raises(schemac.CompileError) as err:

@@ -19,8 +19,8 @@ from jsonschema import Draft4Validator
 import schemac
 from grammar_harness import accepts, text_of
 from schemac.diagnostics import CompileError
-from schemac.validate import FinalValidator
-from schemac.validate_formats import _format_checker
+from schemac.validate.final import FinalValidator
+from schemac.validate.formats import _format_checker
 
 D4, D6, D7 = (f"http://json-schema.org/draft-0{n}/schema#" for n in (4, 6, 7))
 V2019, V2020 = (f"https://json-schema.org/draft/{d}/meta/validation#" for d in ("2019-09", "2020-12"))

@@ -1,9 +1,9 @@
 """Complements of `format`: `not`, an overlapping `oneOf` branch and an `if` guard, against the oracle.
 
-Every enforced format is lowered to its exact patterns (`schemac.formats.FORMAT_PATTERNS`), so
+Every enforced format is lowered to its exact patterns (`schemac.front.formats.FORMAT_PATTERNS`), so
 its complement is the complement of those patterns (De Morgan over the alternatives and the
 patterns each one intersects, the host name's 253-octet bound included). The oracle is the
-final validator (`schemac.validate.FinalValidator`: jsonschema with schemac's format checker),
+final validator (`schemac.validate.final.FinalValidator`: jsonschema with schemac's format checker),
 which asserts these formats whatever `strict_formats` says; other formats are annotations.
 
 For ipv4, uuid, duration and hostname (the formats llguidance used to enforce with its own
@@ -23,8 +23,8 @@ import pytest
 import schemac
 from grammar_harness import accepted_texts, accepts
 from schemac.diagnostics import CompileError
-from schemac.formats import ENFORCED_FORMATS
-from schemac.validate import FORMAT_CHECKS, FinalValidator
+from schemac.front.formats import ENFORCED_FORMATS
+from schemac.validate.final import FORMAT_CHECKS, FinalValidator
 from test_formats import TRICKY
 
 #: (alphabet, longest string walked exhaustively) per format: digits and dots give every dotted

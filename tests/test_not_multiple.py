@@ -24,7 +24,7 @@ import re2
 import schemac
 from grammar_harness import accepted_texts, accepts
 from schemac.diagnostics import CompileError
-from schemac.numbers import EMPTY, number_regex, number_rules
+from schemac.numbers.exact import EMPTY, number_regex, number_rules
 
 CHARS = "-0123456789."
 _INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
@@ -154,8 +154,8 @@ def test_steps_prime_to_ten_as_rules(integer: bool, cons: dict[str, Any]) -> Non
 def test_few_bounded_values_are_listed() -> None:
     """Steps whose common modulus passes the residue automaton's bound (1155 * 8 * 100003), in a
     range that leaves few values: the values are written one by one (all their spellings)."""
-    from schemac.numbers import _automaton
-    from schemac.numbers_dfa import TooLarge
+    from schemac.numbers.exact import _automaton
+    from schemac.numbers.dfa import TooLarge
 
     cons = {"minimum": -4000, "maximum": 3000, "multiple_of": 1155, "not_multiple_of": [8, 100003]}
     with pytest.raises(TooLarge):
@@ -178,7 +178,7 @@ def test_few_bounded_values_are_listed() -> None:
 ], ids=str)
 def test_listing_is_the_same_language(integer: bool, cons: dict[str, Any]) -> None:
     """The listing fallback on its own, walked like the automaton's regexes."""
-    from schemac.numbers import MAX_REGEX_CHARS, _constraints, _listed_regex
+    from schemac.numbers.exact import MAX_REGEX_CHARS, _constraints, _listed_regex
 
     bounds = _constraints(cons.get("minimum"), cons.get("maximum"), cons.get("exclusive_minimum"),
                           cons.get("exclusive_maximum"))
@@ -258,7 +258,7 @@ def test_integers_without_non_integers_are_unsatisfiable() -> None:
 
 
 def test_lowering_leaves_the_marker() -> None:
-    from schemac.lower.marks import NOT_MULTIPLE
+    from schemac.lower.support.marks import NOT_MULTIPLE
 
     assert schemac.compile({"not": {"multipleOf": 5}}, use_cache=False).lowered == {"type": "number", NOT_MULTIPLE: [5]}
     lowered = schemac.compile({"type": "number", "not": {"type": "integer"}}, use_cache=False).lowered
@@ -303,8 +303,8 @@ def test_distributed_contradictions_are_exact() -> None:
 
 
 def test_screen_reads_excluded_steps() -> None:
-    from schemac.emit.lark_prune import Screen
-    from schemac.lower.marks import NOT_MULTIPLE
+    from schemac.emit.lark.prune import Screen
+    from schemac.lower.support.marks import NOT_MULTIPLE
 
     screen = Screen({})
     assert screen.dead([{"multipleOf": 4}, {"type": "number", NOT_MULTIPLE: [2]}])

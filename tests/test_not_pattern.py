@@ -20,10 +20,10 @@ import schemac
 from ecma_oracle import node_available, node_verdicts, strings
 from grammar_harness import _tokenizer, accepts, text_of
 from schemac.diagnostics import CompileError
-from schemac.lower import negation_strings
-from schemac.lower.marks import NOT_MULTIPLE, NOT_PATTERN
-from schemac.lower.scalar_marks import lowered_validator, standard, stripped
-from schemac.validate import FinalValidator
+from schemac.lower.negation import strings as negation_strings
+from schemac.lower.support.marks import NOT_MULTIPLE, NOT_PATTERN
+from schemac.lower.support.scalar_marks import lowered_validator, standard, stripped
+from schemac.validate.final import FinalValidator
 
 pytestmark = pytest.mark.skipif(not node_available(), reason="node (the independent ECMA-262 oracle) is not installed")
 

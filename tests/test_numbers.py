@@ -1,4 +1,4 @@
-"""Exact number lexemes (`schemac.numbers.number_regex`), walked exhaustively through llguidance.
+"""Exact number lexemes (`schemac.numbers.exact.number_regex`), walked exhaustively through llguidance.
 
 For every constraint combination of the grid, llguidance (a Lark grammar `start: /regex/`, byte
 tokenizer) is walked depth-first over `-0123456789.eE+` to every spelling of up to 4 characters
@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from schemac.numbers import (
+from schemac.numbers.exact import (
     EMPTY,
     exact,
     fraction,
@@ -239,7 +239,7 @@ def test_rules_form(integer: bool, cons: dict[str, Any]) -> None:
 def test_loader_refuses_literals_no_double_spells(literal: str) -> None:
     """Read as a double, these would silently become another number (0.1, 0, ...)."""
     from schemac.diagnostics import CompileError
-    from schemac.load import load
+    from schemac.front.load import load
 
     with pytest.raises(CompileError) as info:
         load('{"type": "number", "maximum": %s}' % literal)
@@ -248,7 +248,7 @@ def test_loader_refuses_literals_no_double_spells(literal: str) -> None:
 
 
 def test_loader_keeps_exact_literals() -> None:
-    from schemac.load import load
+    from schemac.front.load import load
 
     schema = load('{"maximum": 9007199254740995, "minimum": -1.5E-7, "multipleOf": 0.1, "const": 1e2}')
     assert schema["maximum"] == 9007199254740995 and isinstance(schema["maximum"], int)
@@ -259,7 +259,7 @@ def test_loader_keeps_exact_literals() -> None:
 def test_lowering_facts_compare_exactly() -> None:
     """The lowering's static facts read numbers as the decimals they spell: 1e23 is 10**23
     (as doubles they differ), and range disjointness holds at 2^53 + 1."""
-    from schemac.lower.analysis import _ranges_disjoint, is_integer, json_equal
+    from schemac.lower.support.analysis import _ranges_disjoint, is_integer, json_equal
 
     assert json_equal(1e23, 10 ** 23) and json_equal(1, 1.0) and not json_equal(True, 1)
     assert not json_equal(9007199254740993, 9007199254740992.0)

@@ -1,4 +1,4 @@
-"""Bounds written from their digits with counted runs (`schemac.numbers_bounds`), against an
+"""Bounds written from their digits with counted runs (`schemac.numbers.bounds`), against an
 exact oracle: the policy spelling's value read by `Decimal` as a `Fraction`, compared with the
 bounds as Fractions (no float anywhere).
 
@@ -23,8 +23,8 @@ import pytest
 import schemac
 from schemac.diagnostics import CompileError
 from grammar_harness import accepts
-from schemac.numbers import EMPTY, MAX_BOUNDS_CHARS, number_regex, split_regexes
-from schemac.numbers_bounds import Bound, bounds_regex
+from schemac.numbers.exact import EMPTY, MAX_BOUNDS_CHARS, number_regex, split_regexes
+from schemac.numbers.bounds import Bound, bounds_regex
 
 _NUM = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?")
 _INT = re.compile(r"-?(?:0|[1-9][0-9]*)")

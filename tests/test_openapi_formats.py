@@ -17,8 +17,8 @@ from grammar_harness import accepts
 from test_emit_numbers import _JSON, policy
 
 import schemac
-from schemac.formats import NUMBER_FORMATS
-from schemac.validate import FinalValidator
+from schemac.front.formats import NUMBER_FORMATS
+from schemac.validate.final import FinalValidator
 
 #: the ranges as OpenAPI defines them: machine integers, and the largest finite float32/float64
 #: magnitudes as their shortest decimal spellings (what `float`/`double` bound)

@@ -11,12 +11,12 @@ from hypothesis import strategies as st
 
 import schemac
 from schemac.budget import Budget, Limits, check_cost
-from schemac.client_options import reject_client_options
+from schemac.front.client_options import reject_client_options
 from schemac.diagnostics import CompileError, DiagnosticSink
-from schemac.dialect import apply_dialect
-from schemac.load import check_value, load_with_census
+from schemac.front.dialect.gate import apply_dialect
+from schemac.front.load import check_value, load_with_census
 from schemac.lower import PASSES, TRIGGERS, lower_bundle
-from schemac.lower.context import Definitions, LowerContext
+from schemac.lower.support.context import Definitions, LowerContext
 from schemac.schema import Bundle, iter_subschemas
 
 FIXTURES = Path(__file__).parent / "fixtures" / "lower"

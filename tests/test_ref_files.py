@@ -15,7 +15,7 @@ import pytest
 
 import schemac
 from schemac.diagnostics import CompileError
-from schemac.validate import FinalValidator
+from schemac.validate.final import FinalValidator
 from tests.grammar_harness import accepts
 
 SUITE = Path(__file__).resolve().parent.parent / "testdata" / "suite"
@@ -190,7 +190,7 @@ def test_yaml_documents(tmp_path: Path) -> None:
 
 
 def test_the_document_count_is_bounded(tmp_path: Path) -> None:
-    from schemac.ref_files import MAX_DOCUMENTS
+    from schemac.front.resolve.files import MAX_DOCUMENTS
 
     chain = {f"d{i}.json": {"items": {"$ref": f"d{i + 1}.json"}} for i in range(MAX_DOCUMENTS + 1)}
     _tree(tmp_path, {**chain, f"d{MAX_DOCUMENTS + 1}.json": {"type": "integer"}})

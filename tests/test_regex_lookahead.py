@@ -21,7 +21,7 @@ from schemac.diagnostics import CompileError
 from schemac.regex import split_lookahead_patterns, split_lookaheads, translate
 from schemac.regex.syntax import PatternError
 from schemac.schema import Bundle
-from schemac.validate import FinalValidator
+from schemac.validate.final import FinalValidator
 
 LOOK_AROUND = "look-around assertions are not supported"
 

@@ -21,32 +21,32 @@ RE_ALLOWED: dict[str, str] = {
     "schemac/config.py": "config-file globs (file selection), never schema text",
     "cli/gitignore.py": ".gitignore globs for the folder walk",
     "cli/discover.py": "the pre-commit hook's fixed file-name pattern and `$schema` sniffs (file selection)",
-    "schemac/load.py": "fixed JSON token and surrogate scanners over the schema document's text",
-    "schemac/locate.py": "fixed JSON scanners mapping pointers to line:col",
-    "schemac/resolve.py": "a fixed character class for generated definition names",
+    "schemac/front/load.py": "fixed JSON token and surrogate scanners over the schema document's text",
+    "schemac/front/locate.py": "fixed JSON scanners mapping pointers to line:col",
+    "schemac/front/resolve/bundle.py": "a fixed character class for generated definition names",
     "schemac/tools/request.py": "a fixed tool-name syntax",
     "schemac/tools/dsml.py": "a fixed tool-name syntax",
     "runtime/adapters.py": "a fixed tool-name syntax",
-    "schemac/validate_answer.py": "fixed number-literal and surrogate scanners over answer text",
-    "schemac/validate_formats.py": "the fixed ASCII ABNF of the asserted formats (RFC 3339/3986/...)",
-    "schemac/metaschema.py": "the metaschemas' own fixed patterns (anchor names, `$id`), never a schema's",
+    "schemac/validate/answer.py": "fixed number-literal and surrogate scanners over answer text",
+    "schemac/validate/formats.py": "the fixed ASCII ABNF of the asserted formats (RFC 3339/3986/...)",
+    "schemac/front/metaschema/check.py": "the metaschemas' own fixed patterns (anchor names, `$id`), never a schema's",
     "cli/text.py": "a fixed quoted-string scanner for terminal output",
-    "schemac/answer.py": "fixed JSON number-literal scanners over answer tokens",
+    "schemac/validate/client.py": "fixed JSON number-literal scanners over answer tokens",
     "schemac/llguidance_range.py": "a fixed version-number syntax",
-    "schemac/emit/lark_depth.py": "a fixed identifier scanner over the Lark text schemac wrote (rule references)",
+    "schemac/emit/lark/depth.py": "a fixed identifier scanner over the Lark text schemac wrote (rule references)",
     "schemac/verify/alphabet.py": "a fixed scanner lifting literal words out of pattern text into the walk's alphabet; never decides a match",
 }
 #: modules that may import Python `re` with a pattern built at run time (globs), not a constant
 RE_DYNAMIC: dict[str, str] = {
     "schemac/config.py": "translates config globs to regexes",
     "cli/gitignore.py": "translates .gitignore globs to regexes",
-    "schemac/metaschema.py": "looks up the ECMA translation of a metaschema pattern (a fixed table)",
+    "schemac/front/metaschema/check.py": "looks up the ECMA translation of a metaschema pattern (a fixed table)",
 }
 #: modules that may import jsonschema, and why no schema pattern reaches its default keywords
 JSONSCHEMA_ALLOWED: dict[str, str] = {
-    "schemac/validate.py": "builds the final validator; pattern keywords replaced by schemac.regex",
-    "schemac/validate_formats.py": "a FormatChecker holding only schemac's own format checks",
-    "schemac/metaschema.py": "validates schemas against the metaschema: no format checker, its `pattern` "
+    "schemac/validate/final.py": "builds the final validator; pattern keywords replaced by schemac.regex",
+    "schemac/validate/formats.py": "a FormatChecker holding only schemac's own format checks",
+    "schemac/front/metaschema/check.py": "validates schemas against the metaschema: no format checker, its `pattern` "
                              "keyword replaced (fixed metaschema patterns only)",
     "schemac/verify/oracle.py": "the verifier's second-opinion validator: pattern keywords replaced by "
                                 "schemac.regex.ecma_search, evaluated-keys forms it cannot judge refused",
@@ -107,7 +107,7 @@ def _module_constants(tree: ast.Module) -> set[str]:
 
 def test_the_scan_sees_the_tree() -> None:
     names = {rel for rel, _ in MODULES}
-    assert "schemac/validate.py" in names and "schemac/regex/engine.py" in names and len(names) > 40
+    assert "schemac/validate/final.py" in names and "schemac/regex/engine.py" in names and len(names) > 40
 
 
 def test_only_the_regex_package_imports_re2() -> None:
@@ -147,11 +147,11 @@ def test_jsonschema_only_where_listed() -> None:
 
 def test_final_validator_keywords_are_schemacs() -> None:
     """Every keyword that matches a schema pattern is replaced in the final validator."""
-    import schemac.validate as v
+    import schemac.validate.final as v
 
     keywords = v._validator_class().VALIDATORS
     for name in ("pattern", "patternProperties", "additionalProperties", "unevaluatedProperties"):
-        assert keywords[name].__module__ == "schemac.validate", name
+        assert keywords[name].__module__ == "schemac.validate.final", name
 
 
 @pytest.mark.parametrize("schema, instance, valid", [
@@ -167,6 +167,6 @@ def test_final_validator_keywords_are_schemacs() -> None:
     ({"unevaluatedProperties": False, "patternProperties": {"^.$": True}}, {"\u2028": 1}, False),
 ])
 def test_final_validator_has_ecma_meaning(schema: dict, instance: object, valid: bool) -> None:
-    from schemac.validate import FinalValidator
+    from schemac.validate.final import FinalValidator
 
     assert FinalValidator(schema).is_valid(instance) is valid

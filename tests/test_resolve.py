@@ -9,9 +9,9 @@ import pytest
 
 from schemac.budget import Budget, Limits
 from schemac.diagnostics import CompileError
-from schemac.resolve import resolve
+from schemac.front.resolve.bundle import resolve
 from schemac.schema import DEF_PREFIX, iter_subschemas
-from schemac.validate import FinalValidator
+from schemac.validate.final import FinalValidator
 
 SUITE = Path(__file__).resolve().parent.parent / "testdata" / "suite"
 REF_FILES = ("ref.json", "refRemote.json", "anchor.json", "defs.json", "dynamicRef.json", "id.json",

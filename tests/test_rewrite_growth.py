@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 import schemac
 from schemac.diagnostics import CompileError
 from schemac.emit.json_path import translated
-from schemac.emit.stated_orders import with_required_orders
+from schemac.lower.stated_orders import with_required_orders
 
 _KEYS = ("a", "b", "c", "d")
 #: one value schema per key, so merged parts agree (a nest no value satisfies tests nothing)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from schemac.runtime import generate, tekken_tokenizer
-from schemac.validate import FinalValidator, parse_answer
+from schemac.validate.final import FinalValidator, parse_answer
 
 SCHEMA = {
     "type": "object",

@@ -1,4 +1,4 @@
-"""Key orders the schema states (`schemac.emit.stated_orders`): `properties`' and `required`'s.
+"""Key orders the schema states (`schemac.lower.stated_orders`): `properties`' and `required`'s.
 
 The grammar under the default `key_order="schema"` is walked exhaustively over every
 `properties` order and every `required` list of a three-key alphabet, on every key subset in
@@ -18,7 +18,7 @@ import pytest
 from grammar_harness import accepts
 
 import schemac
-from schemac.emit.stated_orders import required_order, with_required_orders
+from schemac.lower.stated_orders import required_order, with_required_orders
 
 KEYS = "abc"
 

@@ -244,7 +244,7 @@ def test_format_spellings(fmt: str) -> None:
     accepted only if it still decodes to a valid value; the canonical spelling is accepted."""
     import schemac
     from grammar_harness import accepts
-    from schemac.validate import FORMAT_CHECKS
+    from schemac.validate.final import FORMAT_CHECKS
 
     value = FORMAT_EXAMPLES[fmt]
     assert FORMAT_CHECKS[fmt](value)

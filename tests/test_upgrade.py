@@ -1,4 +1,4 @@
-"""Draft upgrade (schemac.upgrade): golden rules, ref re-aiming, limits, and agreement between the
+"""Draft upgrade (schemac.front.upgrade.translate): golden rules, ref re-aiming, limits, and agreement between the
 original draft's jsonschema validator and Draft202012Validator on the upgraded schema."""
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from referencing import Registry
 
 from schemac.diagnostics import CODES, CompileError
-from schemac.upgrade import TARGET_URI, dialect_of, upgrade
+from schemac.front.upgrade.translate import TARGET_URI, dialect_of, upgrade
 
 FIXTURES = pathlib.Path(__file__).parent.parent / "testdata" / "upgrade"
 
@@ -449,14 +449,14 @@ def test_random_instances_agree(index: int, instance: Any) -> None:
 def test_upgrade_keeps_keyword_order() -> None:
     """llguidance orders answer properties by where `properties`/applicators stand in a node,
     so the upgrade must not move single-subschema keywords to the end."""
-    from schemac.upgrade import upgrade
+    from schemac.front.upgrade.translate import upgrade
 
     schema = {"type": "object", "additionalProperties": False, "not": {"required": ["b"]},
               "properties": {"a": {"type": "string"}}, "if": {"required": ["a"]}, "then": {}}
     assert list(upgrade(schema, "draft-07")) == ["$schema", *schema]
 
 
-# --- diagnostics point into the user's document (schemac.origins) ----------------------------
+# --- diagnostics point into the user's document (schemac.front.origins) ----------------------------
 
 D4, D7 = "http://json-schema.org/draft-04/schema#", "http://json-schema.org/draft-07/schema#"
 D2019 = "https://json-schema.org/draft/2019-09/schema"
@@ -466,7 +466,7 @@ _URI = {"draft-04": D4, "draft-06": "http://json-schema.org/draft-06/schema#", "
 def _source(schema: Any, out_pointer: str, upgrade_drafts: bool = True) -> str:
     """Where a diagnostic at `out_pointer` of the rewritten document lands in `schema`."""
     from schemac.diagnostics import error
-    from schemac.origins import in_source
+    from schemac.front.origins import in_source
 
     (d,) = in_source(schema, upgrade_drafts, [error("not-exact", out_pointer, "m")])
     return d.pointer
@@ -509,7 +509,7 @@ def _source(schema: Any, out_pointer: str, upgrade_drafts: bool = True) -> str:
          "/$defs/upgrade-ref-target/not", "/properties/a/not"),
         # what the lowering generates below a user's node is cut back to that node
         ({"$schema": D7, "definitions": {"x": {"oneOf": [{}, {}]}}}, "/$defs/x/anyOf/3/not", "/definitions/x"),
-        # 2020-12 documents: the legacy `dependencies` split (schemac.compat), merged names too
+        # 2020-12 documents: the legacy `dependencies` split (schemac.front.dialect.compat), merged names too
         ({"dependencies": {"a": {"not": {}}}}, "/dependentSchemas/a/not", "/dependencies/a/not"),
         ({"dependencies": {"a": ["b"]}}, "/dependentRequired/a/0", "/dependencies/a/0"),
         ({"dependencies": {"a": {"not": {}}}, "dependentSchemas": {"a": {"type": "object"}}},
@@ -554,7 +554,7 @@ def _at(doc: Any, pointer: str) -> Any:
 def test_every_copied_value_maps_back_to_where_the_user_wrote_it(case: Any) -> None:
     """Oracle: each literal of the upgraded document (outside identifiers and references, which
     the upgrade rewrites) maps back to a place in the source holding the same value."""
-    from schemac.dialect import upgrade_needed
+    from schemac.front.dialect.gate import upgrade_needed
 
     dialect = upgrade_needed(case, True)
     assert dialect is not None

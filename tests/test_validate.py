@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from schemac.validate import ASSERTED_FORMATS, FORMAT_CHECKS, ExtremeNumber, FinalValidator, is_multiple, parse_answer
+from schemac.validate.final import ASSERTED_FORMATS, FORMAT_CHECKS, ExtremeNumber, FinalValidator, is_multiple, parse_answer
 
 SUITE = Path(__file__).resolve().parent.parent / "testdata" / "suite"
 
-#: hostname: IDNA2008 rules for `xn--` labels are not checked (documented in schemac.validate)
+#: hostname: IDNA2008 rules for `xn--` labels are not checked (documented in schemac.validate.final)
 FORMAT_DEPARTURES = {("hostname.json", "validation of A-label (punycode) host names")}
 #: \p{..} is refused by schemac.regex (Unicode tables differ between engines)
 PROPERTY_ESCAPE_GROUPS = {

@@ -14,12 +14,12 @@ import pytest
 from click.testing import CliRunner
 
 import schemac
-from schemac.answer import continues_to_json
+from schemac.validate.client import continues_to_json
 from schemac.artifact import Artifact, canonical_json, sha256_text
 from schemac.cli.validate_cmd import validate
 from schemac.runtime.errors import StructuredOutputError
 from schemac.runtime.final import finalize
-from schemac.validate import parse_answer
+from schemac.validate.final import parse_answer
 
 SCHEMA = {
     "type": "object",

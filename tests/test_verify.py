@@ -151,7 +151,7 @@ def test_oracle_disagreement_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
         def errors(self, value: Any) -> list[str]:
             return []
 
-    monkeypatch.setattr("schemac.validate.FinalValidator", Lenient)
+    monkeypatch.setattr("schemac.validate.final.FinalValidator", Lenient)
     report = check.verify_grammar({"maximum": 3}, _grammar({"type": "integer"}), depth=1, cross_check=True, canonical=0)
     assert report.disagreement_count > 0 and report.unsound_count == 0
 

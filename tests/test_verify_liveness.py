@@ -137,7 +137,7 @@ def test_duplicate_entries_past_the_keys_that_exist_are_not_admitted() -> None:
 
 def test_counted_key_terminals() -> None:
     """`terminal_strings` counts a key class exactly where it is finite and small, else None."""
-    from schemac.emit.lark_probe import terminal_strings
+    from schemac.emit.lark.probe import terminal_strings
 
     assert terminal_strings('/"[0-9]"/', [], 64) == 10
     assert terminal_strings('/"[0-9]"/ & ~("\\"1\\"" | "\\"2\\"")', [], 64) == 8

@@ -12,7 +12,7 @@ from jsonschema import Draft202012Validator
 
 import schemac
 from schemac.diagnostics import CompileError
-from schemac.vocabulary import KEYWORDS
+from schemac.front.dialect.vocabulary import KEYWORDS
 from tests.grammar_harness import accepts
 
 VOCAB = "https://json-schema.org/draft/2020-12/vocab/"

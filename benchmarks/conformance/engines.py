@@ -115,7 +115,7 @@ def _llguidance(case: Case) -> tuple[EngineResult, str | None]:
 def _validate(case: Case, schema: Any, texts: list[tuple[str, list[int]]], out: CaseResult) -> None:
     """The final validator's verdict on every instance text (what the runtime checks last)."""
     try:
-        from schemac.validate import FinalValidator, parse_answer
+        from schemac.validate.final import FinalValidator, parse_answer
 
         validator = FinalValidator(schema)
     except Exception as exc:  # noqa: BLE001 - reported per file, never fatal

@@ -14,9 +14,9 @@ from urllib.parse import unquote
 from schemac.budget import Budget, check_cost, within_cost_by_size
 from schemac.diagnostics import reject
 from schemac.emit.json_path import SYNTAX_POLICY, embed, json_schema_grammar, translated
-from schemac.emit.lark_export import lark_text
-from schemac.emit.lark_probe import PROBE_FROM, parser_limit
-from schemac.lower.productive import drop_definitions
+from schemac.emit.lark.export import lark_text
+from schemac.emit.lark.probe import PROBE_FROM, parser_limit
+from schemac.lower.support.productive import drop_definitions
 from schemac.native import on_big_stack
 from schemac.schema import Schema
 
@@ -66,7 +66,7 @@ class Emitted:
     def rules(self, prefix: str, budget: Budget) -> tuple[str, list[str]]:
         """(expression, rule lines) for this schema inside another Lark grammar, every name
         starting with `prefix` (lower case): the Lark writer's rules, or one `%json` rule."""
-        from schemac.emit.lark_writer import lark_rules
+        from schemac.emit.lark.writer import lark_rules
 
         if self.lark:
             return lark_rules(self.schema, prefix, self.check_unsat, budget, self.key_order)
@@ -86,7 +86,7 @@ def emit_written(lowered: Schema, budget: Budget | None = None, key_order: str =
     size. `key_order` is the property-order policy: "schema" and "properties" write the order
     of each node's `properties` (`pipeline.emit_schema` has already added the orders
     `required` states under "schema", `stated_orders`), "any" every order (`lark_object_free`)."""
-    from schemac.emit.lark_writer import lark_grammar
+    from schemac.emit.lark.writer import lark_grammar
 
     budget = budget or Budget()
     check_unsat = False
@@ -119,7 +119,7 @@ def emit_written(lowered: Schema, budget: Budget | None = None, key_order: str =
 
 def _write(lowered: Schema, budget: Budget, key_order: str) -> tuple[str, bool]:
     """(grammar, whether the Lark writer wrote it) for a lowered schema, unvalidated."""
-    from schemac.emit.lark_writer import lark_grammar, needs_lark
+    from schemac.emit.lark.writer import lark_grammar, needs_lark
     from schemac.regex import PatternError
 
     limits = budget.limits

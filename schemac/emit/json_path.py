@@ -80,7 +80,7 @@ def embed(body: Schema, defs: dict[str, Any]) -> str:
     and the syntax policy as its `x-guidance` key (llguidance honours it per embedding).
     Refuses a schema holding a scalar marker: llguidance would skip it (a backstop: the Lark
     writer, which tool envelopes use too, never passes one)."""
-    from schemac.lower.marks import SCALAR_MARKS, carries
+    from schemac.lower.support.marks import SCALAR_MARKS, carries
 
     doc: dict[str, Any] = {} if body is True else dict(body)  # type: ignore[arg-type]
     if defs:

@@ -22,22 +22,21 @@ from schemac.lower import (
     contains,
     dependencies,
     format_patterns,
-    guard_context,
     intersection,
-    negation,
-    negation_domain,
-    normal_form,
     one_of,
-    productive,
     property_names,
     prune,
     supported,
     unevaluated,
     unique_items,
 )
-from schemac.lower.analysis import finite_form
-from schemac.lower.context import Definitions, LowerContext, Pass, Trace
-from schemac.lower.scalar_marks import stripped
+from schemac.lower.negation import complement as negation
+from schemac.lower.negation import domain as negation_domain
+from schemac.lower.negation import normal_form
+from schemac.lower.support import guard_context, productive
+from schemac.lower.support.analysis import finite_form
+from schemac.lower.support.context import Definitions, LowerContext, Pass, Trace
+from schemac.lower.support.scalar_marks import stripped
 from schemac.schema import DEF_PREFIX, SUBSCHEMA_KEYWORDS, Bundle, Schema
 
 #: Order matters: passes that generate `not` run before `negation`; `intersection` merges what

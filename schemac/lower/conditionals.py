@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from schemac.diagnostics import CompileError, reject
-from schemac.lower.context import LowerContext
-from schemac.lower.negation import conjoin, negate
+from schemac.lower.support.context import LowerContext
+from schemac.lower.negation.complement import conjoin, negate
 from schemac.schema import Schema
 
 _KEYWORDS = ("if", "then", "else")

@@ -10,7 +10,7 @@ Exact forms, by case:
   with a maximum, anyOf over the exact set of matching positions, the others taking the
   complement of the contains schema (from the negation pass).
 Unbounded arrays (and bounded ones needing more than `MAX_BRANCHES` alternatives) have no
-practical JSON-Schema form: they keep their keywords plus `schemac.lower.marks.MARK` and are written
+practical JSON-Schema form: they keep their keywords plus `schemac.lower.support.marks.MARK` and are written
 as Lark rules by the emitter, which rejects (`contains-unbounded`) where it cannot.
 """
 from __future__ import annotations
@@ -20,8 +20,8 @@ from math import comb
 from typing import Any
 
 from schemac.diagnostics import reject
-from schemac.lower.marks import MARK, MAX_ARRAY_STATES
-from schemac.lower.context import LowerContext
+from schemac.lower.support.marks import MARK, MAX_ARRAY_STATES
+from schemac.lower.support.context import LowerContext
 from schemac.schema import Schema, child_pointer
 
 #: JSON types with "number" split into integers and non-integers, so overlap is set intersection.
@@ -73,7 +73,7 @@ def _implies(item: Schema, target: Schema) -> bool:
 
 
 def _negate(schema: Schema, ctx: LowerContext) -> Schema:
-    from schemac.lower.negation import negate
+    from schemac.lower.negation.complement import negate
 
     return negate(schema, ctx)
 

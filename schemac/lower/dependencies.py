@@ -22,8 +22,8 @@ from collections import Counter
 from typing import Any
 
 from schemac.diagnostics import reject
-from schemac.lower.analysis import types_of
-from schemac.lower.context import LowerContext
+from schemac.lower.support.analysis import types_of
+from schemac.lower.support.context import LowerContext
 from schemac.schema import ANNOTATION_KEYWORDS, Schema, child_pointer
 
 #: keywords that constrain objects only (or nothing): a schema of these binds no other value

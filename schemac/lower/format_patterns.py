@@ -6,7 +6,7 @@ local parts, no IPv6 with an IPv4 tail), lacks some (`uri-reference`, `iri`, `js
 `uri-template`...), and it intersects `format` with any `pattern`, so the `format` itself must
 not reach it. Where its regex is exact (`duration`, `ipv4`, `uuid`) a pattern is still
 what a later pass can negate (`not`, the exclusive `oneOf`, `if`) and the Lark writer can
-intersect with a negated pattern, so no `format` is left for them. `schemac.formats` holds the
+intersect with a negated pattern, so no `format` is left for them. `schemac.front.formats` holds the
 exact patterns; they go into one shared definition per format (charged to the budget once,
 compiled once), referenced from each use (bare where the node holds nothing else but `type`).
 Final validation reads the unlowered schema, so it still checks the `format`.
@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from schemac.formats import FORMAT_PATTERNS, pattern_form
-from schemac.lower.context import LowerContext
+from schemac.front.formats import FORMAT_PATTERNS, pattern_form
+from schemac.lower.support.context import LowerContext
 from schemac.schema import DEF_PREFIX, Schema, child_pointer
 
-#: generated definition names; `:` never occurs in names that `schemac.resolve` gives
+#: generated definition names; `:` never occurs in names that `schemac.front.resolve.bundle` gives
 DEF_NAME = "format:{}"
 
 

@@ -19,8 +19,8 @@ from itertools import combinations
 from math import comb
 from typing import Any
 
-from schemac.lower.context import LowerContext
-from schemac.numbers import exact, is_integral
+from schemac.lower.support.context import LowerContext
+from schemac.numbers.exact import exact, is_integral
 from schemac.schema import Schema, child_pointer
 
 

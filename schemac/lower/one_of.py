@@ -11,10 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from schemac.diagnostics import CompileError, reject
-from schemac.lower.analysis import accepted_values, disjoint, evaluable, required_keys, types_of
-from schemac.lower.context import LowerContext
-from schemac.lower.negation import conjoin, negate
-from schemac.lower.negation_domain import Domain
+from schemac.lower.support.analysis import accepted_values, disjoint, evaluable, required_keys, types_of
+from schemac.lower.support.context import LowerContext
+from schemac.lower.negation.complement import conjoin, negate
+from schemac.lower.negation.domain import Domain
 from schemac.schema import Schema
 
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 from typing import Any
 
 from schemac.diagnostics import reject
-from schemac.lower.context import LowerContext
-from schemac.lower.marks import NOT_PATTERN
+from schemac.lower.support.context import LowerContext
+from schemac.lower.support.marks import NOT_PATTERN
 from schemac.regex import PatternError, ecma_search
 from schemac.schema import Schema, child_pointer
 

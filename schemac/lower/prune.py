@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from schemac.lower.context import LowerContext
-from schemac.lower.marks import SCALAR_MARKS
+from schemac.lower.support.context import LowerContext
+from schemac.lower.support.marks import SCALAR_MARKS
 from schemac.schema import ANNOTATION_KEYWORDS, Schema
 
 #: Every 2020-12 keyword (core, applicator, validation, format, unevaluated) that is not an annotation.

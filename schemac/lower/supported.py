@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from schemac.diagnostics import reject
-from schemac.lower.marks import MARK, SCALAR_MARKS
-from schemac.lower.context import LowerContext
+from schemac.lower.support.marks import MARK, SCALAR_MARKS
+from schemac.lower.support.context import LowerContext
 from schemac.schema import Schema, child_pointer
 
 #: Keywords llguidance 1.9.1 enforces (docs/json_schema.md). `oneOf` is passed on only where the
@@ -25,7 +25,7 @@ SUPPORTED: frozenset[str] = frozenset(
 )
 
 
-#: Array keywords the Lark emit backend (`schemac.emit.lark_writer`) writes, allowed only beside its marker.
+#: Array keywords the Lark emit backend (`schemac.emit.lark.writer`) writes, allowed only beside its marker.
 LARK_ARRAY: frozenset[str] = frozenset({"contains", "minContains", "maxContains", "uniqueItems", MARK})
 
 

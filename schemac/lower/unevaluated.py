@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from schemac.diagnostics import reject
-from schemac.lower.context import LowerContext
+from schemac.lower.support.context import LowerContext
 from schemac.schema import Schema, child_pointer, ref_name
 
 _KEYWORDS = ("unevaluatedProperties", "unevaluatedItems")

@@ -20,9 +20,9 @@ from typing import Any, Callable, Iterator
 
 from schemac.diagnostics import reject
 from schemac.json_key import json_key
-from schemac.lower.marks import MARK
+from schemac.lower.support.marks import MARK
 from schemac.lower.contains import json_types
-from schemac.lower.context import LowerContext
+from schemac.lower.support.context import LowerContext
 from schemac.schema import Schema, child_pointer
 
 _NON_ARRAY = ["null", "boolean", "object", "number", "string"]
@@ -91,7 +91,7 @@ def domain(schema: Schema, ctx: LowerContext, pointer: str) -> list[Any] | None:
     values = _candidates(schema)
     if values is None:
         return None
-    from schemac.lower.scalar_marks import lowered_validator
+    from schemac.lower.support.scalar_marks import lowered_validator
     from schemac.regex import PatternError
 
     ctx.budget.reserve("evaluations", len(values), pointer)

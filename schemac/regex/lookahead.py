@@ -16,7 +16,7 @@ before `check_patterns`: `pattern: P` becomes `pattern: ^R` plus `allOf` members
 and `{not: {type: string, pattern: ^B}}` appended after the user's own. `pattern` binds strings
 only, so the negated members say `type: string` (a bare `not: {pattern}` would refuse every other
 type, which the user's keyword let through); the existing negation of string keywords lowers
-them (`schemac.lower.negation_strings`). `schemac.origins.in_source` maps diagnostics on the
+them (`schemac.lower.negation.strings`). `schemac.front.origins.in_source` maps diagnostics on the
 appended members back to the user's `pattern` (`lookahead_member`). A pattern under
 `propertyNames` is left whole: names have no key-level `allOf`, but every pattern with
 look-aheads has an exact key terminal (`schemac.regex.assertions`).

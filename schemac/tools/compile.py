@@ -42,7 +42,7 @@ def compile_part(value: Any, pointer: str, options: dict[str, Any], budget: Budg
     Runs `emit` on the lowered schema alone, so its checks (pattern translation, llguidance's
     acceptance, unsatisfiable schemas) are reported for this part, not for the whole grammar.
     """
-    from schemac.load import load
+    from schemac.front.load import load
     from schemac.pipeline import emit_schema_written, lower_schema
 
     limits: Limits = budget.limits

@@ -139,7 +139,7 @@ def _param_rule(rule: str, name: str, form: str, value: str | None) -> str:
 
 
 def _invoke_rules(fn: Function, budget: Budget) -> list[str]:
-    from schemac.emit.lark_writer import lark_rules_of
+    from schemac.emit.lark.writer import lark_rules_of
 
     params, defs = _params(fn)
     forms = [_form(sub, defs) for _, sub, _ in params]
@@ -189,7 +189,7 @@ def _until(text: str, pos: int, token: str) -> tuple[str, int]:
 def _json_value(text: str, pos: int) -> tuple[Any, int]:
     """The JSON value at `pos` ended by the closing tag: the first closing tag after which the
     text parses (a JSON string may itself hold the tag; a complete JSON text cannot continue)."""
-    from schemac.validate import parse_answer
+    from schemac.validate.final import parse_answer
 
     end = text.find(PARAM_END, pos)
     while end >= 0:

@@ -62,7 +62,7 @@ class ToolGrammar:
     _validators: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def _validator(self, name: str, schema: Any) -> Any:
-        from schemac.validate import FinalValidator
+        from schemac.validate.final import FinalValidator
 
         found = self._validators.get(name)
         if found is None:
@@ -74,7 +74,7 @@ class ToolGrammar:
         answer. Text opening the envelope is read as calls, anything else as the answer."""
         if text.startswith(self.envelope.OPENER) or self.answer is None:
             return self._validate_calls(text)
-        from schemac.validate import parse_answer
+        from schemac.validate.final import parse_answer
 
         try:
             value = parse_answer(text)
@@ -126,7 +126,7 @@ class ToolGrammar:
         """An Artifact carrying this grammar, for `Engine.admit`; its `schema` is the answer's
         (`false` when only calls are allowed), so answer validation keeps working unchanged."""
         from schemac.artifact import Artifact
-        from schemac.dialect import DIALECT_2020_12
+        from schemac.front.dialect.gate import DIALECT_2020_12
 
         answer = self.answer
         return Artifact(

@@ -62,7 +62,7 @@ def rules(functions: Sequence[Function], parallel: bool, budget: Budget) -> str:
 
 
 def parse(text: str) -> list[ToolCall]:
-    from schemac.validate import parse_answer
+    from schemac.validate.final import parse_answer
 
     calls: list[ToolCall] = []
     pos = 0

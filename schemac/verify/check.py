@@ -107,7 +107,7 @@ class _Judge:
     """Final-validator verdicts, with the oracle's second opinion when asked."""
 
     def __init__(self, schema: Any, report: VerifyReport, cross_check: bool) -> None:
-        from schemac.validate import FinalValidator
+        from schemac.validate.final import FinalValidator
 
         self.final = FinalValidator(schema)
         self.report = report
@@ -130,7 +130,7 @@ class _Judge:
     def accepted(self, text: str) -> bool:
         """The final validator's verdict alone (the liveness search asks about texts the walk
         does not count; the oracle judges only the walk's own)."""
-        from schemac.validate import parse_answer
+        from schemac.validate.final import parse_answer
 
         try:
             value = parse_answer(text)
@@ -140,7 +140,7 @@ class _Judge:
 
     def verdict(self, text: str) -> tuple[bool | None, str]:
         """(valid?, why not); None when the text is not a JSON answer at all."""
-        from schemac.validate import parse_answer
+        from schemac.validate.final import parse_answer
 
         try:
             value = parse_answer(text)
@@ -184,8 +184,8 @@ def every_order_promised(lowered: Any) -> bool:
     witnesses); this bounds all the root's in-place parts (and the definitions they refer to)
     together, since it does not recompute the merges: conservative, so a root past the bound is
     checked as under schema order and never reported for an order the policy does not promise."""
-    from schemac.emit.lark_object_free import within
-    from schemac.lower.marks import WITNESS
+    from schemac.emit.lark.object_free import within
+    from schemac.lower.support.marks import WITNESS
     from schemac.schema import ref_name
 
     defs = lowered.get("$defs", {}) if isinstance(lowered, dict) else {}

@@ -1,6 +1,6 @@
 """A second opinion on the final validator: plain jsonschema with exact numbers and ECMA patterns.
 
-`verify` checks every text a grammar admits against `schemac.validate.FinalValidator`; this
+`verify` checks every text a grammar admits against `schemac.validate.final.FinalValidator`; this
 oracle re-judges the same instances so a mistake of the final validator cannot hide behind an
 agreeing grammar. It shares as little as it can with the final validator:
 
@@ -99,7 +99,7 @@ def _additional_properties(validator: Any, additional: Any, instance: Any, schem
 def _format_checker() -> Any:
     from jsonschema import FormatChecker
 
-    from schemac.validate_formats import FORMAT_CHECKS
+    from schemac.validate.formats import FORMAT_CHECKS
 
     own = FormatChecker()
     checker = FormatChecker(formats=())

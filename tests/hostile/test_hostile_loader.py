@@ -6,7 +6,7 @@ import pytest
 
 import schemac
 from schemac.budget import Limits
-from schemac.load import load
+from schemac.front.load import load
 
 
 def _codes(source: object) -> list[str]:

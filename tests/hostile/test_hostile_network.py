@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 import schemac
-from schemac.validate import FinalValidator
+from schemac.validate.final import FinalValidator
 
 REMOTE = [
     {"$ref": "http://127.0.0.1:9/schema.json"},

@@ -1,0 +1,2 @@
+"""Metaschema validation (`check`), with offline `$ref`s into the official metaschemas (`refs`).
+"""

@@ -1,0 +1,75 @@
+"""The scalar markers (`marks.SCALAR_MARKS`) where no Lark writer reads them.
+
+A lowered node may carry `NOT_PATTERN`, `NOT_MULTIPLE` or (on objects) `WITNESS`, which only
+the Lark emit backend writes. Two other readers meet them, and neither may ignore them:
+
+* the final validator, run on lowered nodes by passes and by the writer (enumerations, value
+  domains, listed values): like any validator it skips unknown keywords, so `standard` rewrites
+  each marker into standard keywords of the same meaning, `{"not": {"type": "string", "anyOf":
+  [{"pattern": p}, ...]}}`, which it then judges with the one ECMA-262 semantics (and exact
+  decimal `multipleOf`);
+* a user's schema: there an `x-schemac-*` key is an unknown keyword, an annotation, so
+  `stripped` drops it before lowering. The passes keep markers on the nodes they generate
+  (`prune.KEPT`), so one written by a user must never reach them.
+
+And one place must refuse them: a `%json` embedding (`marks.carries`), where llguidance would skip
+the key as silently as the validator does.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from schemac.lower.support.marks import NOT_MULTIPLE, NOT_PATTERN, SCALAR_MARKS, WITNESS
+from schemac.schema import Schema, rebuilt
+
+#: marker -> (the type it constrains, the keyword its members negate)
+_MEANING: dict[str, tuple[str, str]] = {NOT_PATTERN: ("string", "pattern"), NOT_MULTIPLE: ("number", "multipleOf")}
+
+
+def _rewrite(node: Schema, own: Callable[[dict[str, Any]], Schema]) -> Schema:
+    """`node` with `own` applied to every schema object holding a marker; the very same object
+    where none does (most schemas: nothing is copied)."""
+    return rebuilt(node, lambda _, done: own(done) if SCALAR_MARKS & done.keys() else done)
+
+
+def _as_standard(node: dict[str, Any]) -> Schema:
+    extra = []
+    for mark, (kind, keyword) in _MEANING.items():
+        if node.get(mark):
+            extra.append({"not": {"type": kind, "anyOf": [{keyword: x} for x in node[mark]]}})
+    for w in node.get(WITNESS, ()):
+        extra.append(_witness_standard(w, standard(w["value"])))
+    rest = {k: v for k, v in node.items() if k not in SCALAR_MARKS}
+    if extra:
+        rest["allOf"] = [*rest.get("allOf", []), *extra]
+    return rest
+
+
+def _witness_standard(witness: dict[str, Any], value: Schema) -> Schema:
+    """"Some entry of the key class holds a value in `value`" as standard keywords: not every
+    entry of the class holds one outside it (non-objects pass, as for any object keyword)."""
+    if "pattern" in witness:
+        every: dict[str, Any] = {"type": "object", "patternProperties": {witness["pattern"]: {"not": value}}}
+    else:
+        cls = witness["other"]
+        every = {"type": "object", "properties": {k: True for k in cls["keys"]},
+                 "patternProperties": {p: True for p in cls["patterns"]}, "additionalProperties": {"not": value}}
+    return {"not": every}
+
+
+def standard(schema: Schema) -> Schema:
+    """`schema` (lowered, `$defs` included) with every scalar marker replaced by standard
+    keywords of the same meaning, for the final validator."""
+    return _rewrite(schema, _as_standard)
+
+
+def stripped(schema: Schema) -> Schema:
+    """A user's `schema` without scalar marker keys (annotations there, as any unknown keyword)."""
+    return _rewrite(schema, lambda node: {k: v for k, v in node.items() if k not in SCALAR_MARKS})
+
+
+def lowered_validator(schema: Schema) -> Any:
+    """A `FinalValidator` for a lowered schema: it honours the scalar markers."""
+    from schemac.validate.final import FinalValidator
+
+    return FinalValidator(standard(schema))
