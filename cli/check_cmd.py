@@ -40,7 +40,7 @@ def run_check(
     from schemac.cache import default_cache_dir
     from schemac.cli.discover import DiscoveryError, artifact_names, discover
     from schemac.cli.runner import Task, default_jobs, run_all
-    from schemac.cli.yaml_load import available
+    from schemac.front.yaml_load import available
     from schemac.config import ConfigError, load_config
 
     try:
@@ -168,7 +168,7 @@ def report_lines(outcomes: list[Any], options: ReportOptions, skipped: int, out_
         return [json.dumps(report.to_sarif(outcomes), indent=2, ensure_ascii=False)]
     if options.fmt == "github":
         return list(report.github_lines(outcomes))
-    style = click.style if colour else text._plain
+    style = click.style if colour else text.plain
     return text.render(outcomes, style=style, skipped=skipped, out_dir=out_dir, table=options.show_ok,
                        statistics=options.statistics, quiet=options.quiet)
 

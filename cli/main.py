@@ -158,7 +158,7 @@ def generate(model_dir: str, schema_file: Path, prompt: str, max_new_tokens: int
             click.echo(line)
         sys.exit(1)
     require("generate", {"torch": "torch", "transformers": "transformers"})
-    from schemac.runtime.errors import StructuredOutputError
+    from schemac.api import StructuredOutputError
     from schemac.runtime.hf import generate as hf_generate
 
     try:

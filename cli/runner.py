@@ -88,7 +88,7 @@ def read_source(task: Task) -> tuple[Any, Callable[[], Any]]:
     _check_size(task.path)
     raw = task.path.read_bytes()
     if _is_yaml(task):
-        from schemac.cli.yaml_load import load_yaml
+        from schemac.front.yaml_load import load_yaml
 
         value, positions = load_yaml(raw.decode("utf-8"))
         return value, lambda: Locator(positions)

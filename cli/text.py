@@ -23,7 +23,7 @@ _QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
 Style = Callable[..., str]
 
 
-def _plain(text: str, **_style: object) -> str:
+def plain(text: str, **_style: object) -> str:
     return text
 
 
@@ -42,7 +42,7 @@ def shorten(message: str) -> str:
     return out if len(out) <= MESSAGE_MAX else out[: MESSAGE_MAX - 1] + "…"
 
 
-def diagnostic_lines(o: Outcome, style: Style = _plain, hints: bool = True) -> list[str]:
+def diagnostic_lines(o: Outcome, style: Style = plain, hints: bool = True) -> list[str]:
     """`path:line:col: severity[code] message (at pointer)`, each hint on an indented line below."""
     lines = []
     for d in o.diagnostics:
@@ -114,7 +114,7 @@ def table_lines(outcomes: list[Outcome], with_artifacts: bool) -> list[str]:
             for r in rows]
 
 
-def render(outcomes: list[Outcome], *, style: Style = _plain, skipped: int = 0, out_dir: str | None = None,
+def render(outcomes: list[Outcome], *, style: Style = plain, skipped: int = 0, out_dir: str | None = None,
            table: bool = False, statistics: bool = False, quiet: bool = False) -> list[str]:
     """The whole text report as lines. `quiet`: the diagnostic lines only."""
     if quiet:

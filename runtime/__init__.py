@@ -10,34 +10,40 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+#: public name -> the module that defines it (admission and output errors, the finish
+#: Outcome and the format readers are the core's `schemac.api`, which the tool envelopes share)
 _EXPORTS = {
-    "Engine": "engine",
-    "RequestState": "request",
-    "RequestOptions": "admission",
-    "ReasoningConfig": "reasoning",
-    "AdmissionError": "errors",
-    "StructuredOutputError": "errors",
-    "BoundaryError": "errors",
-    "TokenizerAdapter": "tokenizer",
-    "adapt_tokenizer": "tokenizer",
-    "tokenizer_fingerprint": "tokenizer",
-    "load_artifact": "loader",
-    "Outcome": "final",
-    "finalize": "final",
-    "finalize_request": "final",
-    "output_cap": "limits",
-    "chat_response_format": "adapters",
-    "responses_text_format": "adapters",
-    "chat_finish_reason": "adapters",
-    "responses_status": "adapters",
-    "FormatError": "adapters",
-    "SchemaLogitsProcessor": "hf",
-    "generate": "hf",
-    "tekken_tokenizer": "tekken",
-    "sentencepiece_tokenizer": "sentencepiece",
-    "DistributedAdmission": "distributed",
-    "RawLogprobs": "logprobs",
+    "Engine": "schemac.runtime.engine",
+    "RequestState": "schemac.runtime.request",
+    "RequestOptions": "schemac.runtime.admission",
+    "ReasoningConfig": "schemac.runtime.reasoning",
+    "AdmissionError": "schemac.api",
+    "StructuredOutputError": "schemac.api",
+    "BoundaryError": "schemac.runtime.errors",
+    "TokenizerAdapter": "schemac.runtime.tokenizer",
+    "adapt_tokenizer": "schemac.runtime.tokenizer",
+    "tokenizer_fingerprint": "schemac.runtime.tokenizer",
+    "load_artifact": "schemac.runtime.loader",
+    "Outcome": "schemac.api",
+    "finalize": "schemac.runtime.final",
+    "finalize_request": "schemac.runtime.final",
+    "output_cap": "schemac.runtime.limits",
+    "chat_response_format": "schemac.api",
+    "responses_text_format": "schemac.api",
+    "chat_finish_reason": "schemac.runtime.adapters",
+    "responses_status": "schemac.runtime.adapters",
+    "RequestError": "schemac.api",
+    "FormatError": "schemac.api",
+    "SchemaLogitsProcessor": "schemac.runtime.hf",
+    "generate": "schemac.runtime.hf",
+    "tekken_tokenizer": "schemac.runtime.tekken",
+    "sentencepiece_tokenizer": "schemac.runtime.sentencepiece",
+    "DistributedAdmission": "schemac.runtime.distributed",
+    "RawLogprobs": "schemac.runtime.logprobs",
 }
+
+#: public names that now name another class: a malformed format is one kind of request error
+_ALIASES = {"FormatError": "RequestError"}
 
 __all__ = sorted(_EXPORTS)
 
@@ -46,4 +52,4 @@ def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'schemac.runtime' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"schemac.runtime.{module}"), name)
+    return getattr(importlib.import_module(module), _ALIASES.get(name, name))

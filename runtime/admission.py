@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from schemac.runtime.errors import AdmissionError
+from schemac.api import AdmissionError
 from schemac.runtime.reasoning import ReasoningConfig
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Sequence
 
-from schemac.runtime.errors import AdmissionError
+from schemac.api import AdmissionError
 
 if TYPE_CHECKING:
     from schemac.artifact import Artifact

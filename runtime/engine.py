@@ -12,7 +12,7 @@ from schemac.runtime import reasoning
 from schemac.runtime.admission import RequestOptions, check_options
 from schemac.runtime.batch import MaskFiller
 from schemac.runtime.boundary import checked_entries
-from schemac.runtime.errors import AdmissionError
+from schemac.api import AdmissionError
 from schemac.runtime.loader import GrammarLoader, load_artifact
 from schemac.runtime.request import RequestState
 from schemac.runtime.tokenizer import TokenizerAdapter, adapt_tokenizer

@@ -6,40 +6,13 @@ not about the mask. Output cut by the token cap is reported as such, not as inva
 """
 from __future__ import annotations
 
-from collections import OrderedDict
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from schemac.runtime.errors import StructuredOutputError
+from schemac.api import Outcome, StructuredOutputError
+from schemac.validate.cache import validator_for
 
 if TYPE_CHECKING:
     from schemac.runtime.request import RequestState
-
-_VALIDATORS: "OrderedDict[str, Any]" = OrderedDict()
-_MAX_VALIDATORS = 64
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """`status`: "ok" (valid answer in `value`), "length" (cut by the cap) or "tool_calls"."""
-
-    status: str
-    text: str
-    value: Any = None
-
-
-def validator_for(key: str, schema: Any) -> Any:
-    """A cached FinalValidator per artifact key."""
-    from schemac.validate.final import FinalValidator
-
-    found = _VALIDATORS.get(key)
-    if found is None:
-        found = _VALIDATORS[key] = FinalValidator(schema)
-        while len(_VALIDATORS) > _MAX_VALIDATORS:
-            _VALIDATORS.popitem(last=False)
-    else:
-        _VALIDATORS.move_to_end(key)
-    return found
 
 
 def finalize(key: str, schema: Any, text: str, finish_reason: str, has_tool_calls: bool = False) -> Outcome:

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from schemac.runtime.admission import RequestOptions
 from schemac.runtime.engine import Engine
-from schemac.runtime.final import Outcome, finalize_request
+from schemac.api import Outcome
+from schemac.runtime.final import finalize_request
 from schemac.runtime.reasoning import ReasoningConfig
 
 if TYPE_CHECKING:

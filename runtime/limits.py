@@ -2,7 +2,7 @@
 validated, never silently reduced."""
 from __future__ import annotations
 
-from schemac.runtime.errors import AdmissionError
+from schemac.api import AdmissionError
 
 
 def output_cap(requested: object, prompt_tokens: int, context_window: int, deployment_max: int) -> int:

@@ -20,7 +20,7 @@ from typing import Any
 from schemac.artifact import Artifact, ArtifactError
 from schemac.llguidance_range import LLGuidanceVersionError, check_runtime
 from schemac.native import CompileExecutor
-from schemac.runtime.errors import AdmissionError
+from schemac.api import AdmissionError
 from schemac.runtime.tokenizer import TokenizerAdapter
 
 

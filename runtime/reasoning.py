@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
-from schemac.runtime.errors import AdmissionError
+from schemac.api import AdmissionError
 
 if TYPE_CHECKING:
     from schemac.runtime.tokenizer import TokenizerAdapter

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Sequence
 
 from schemac.runtime import reasoning
 from schemac.runtime.boundary import INTEGER, check_bitmask, integer, row_index
-from schemac.runtime.errors import StructuredOutputError
+from schemac.api import StructuredOutputError
 from schemac.runtime.rows import allows
 from schemac.runtime.rows import stop_row as make_stop_row
 

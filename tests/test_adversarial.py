@@ -64,7 +64,7 @@ from pathlib import Path
 import schemac
 from schemac.diagnostics import CompileError
 from schemac.runtime.final import finalize
-from schemac.runtime.errors import StructuredOutputError
+from schemac.api import StructuredOutputError
 sys.path.insert(0, str(Path(sys.argv[1]).parent.parent / "tests"))
 from grammar_harness import accepts
 

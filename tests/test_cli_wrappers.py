@@ -39,7 +39,7 @@ class _Fake:
         self.status, self.value = status, value
 
     def __call__(self, model_dir: str, schema: Any, prompt: str, max_new_tokens: int) -> Any:
-        from schemac.runtime.final import Outcome
+        from schemac.api import Outcome
         from schemac.runtime.hf import Generation
 
         self.calls.append((model_dir, schema, prompt, max_new_tokens))

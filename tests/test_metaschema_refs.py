@@ -20,7 +20,7 @@ import schemac
 from grammar_harness import accepts, text_of
 from schemac.diagnostics import CompileError
 from schemac.validate.final import FinalValidator
-from schemac.validate.formats import _format_checker
+from schemac.validate.formats import format_checker
 
 D4, D6, D7 = (f"http://json-schema.org/draft-0{n}/schema#" for n in (4, 6, 7))
 V2019, V2020 = (f"https://json-schema.org/draft/{d}/meta/validation#" for d in ("2019-09", "2020-12"))
@@ -85,7 +85,7 @@ def test_draft04_user_schema_referring_to_its_metaschema() -> None:
               "properties": {"type": {"$ref": D4 + "/properties/type"}, "min": {"$ref": D4 + "/properties/minimum"},
                              "n": {"$ref": D4 + "/definitions/positiveInteger"}}}
     art = schemac.compile(schema, upgrade_drafts=True, use_cache=False)
-    oracle = Draft4Validator(schema, format_checker=_format_checker())  # the final validator reads 2020-12 only
+    oracle = Draft4Validator(schema, format_checker=format_checker())  # the final validator reads 2020-12 only
     for value in [{}, {"type": "string"}, {"type": ["null", "null"]}, {"type": "x"}, {"n": 0}, {"n": -1}, {"min": 2.5},
                   {"min": "1"}, {"other": 1}, {"type": []}]:
         assert accepts(art.grammar, text_of(value)) == oracle.is_valid(value), value

@@ -9,8 +9,9 @@ import pytest
 from schemac.budget import Budget, Limits
 from schemac.diagnostics import CompileError
 from schemac.regex import (
-    MAX_PATTERN_CHARS, PatternError, _explicit, check_patterns, compile_re2, llguidance_pattern_errors, translate,
+    MAX_PATTERN_CHARS, PatternError, check_patterns, compile_re2, llguidance_pattern_errors, translate,
 )
+from schemac.regex.engine import explicit
 from schemac.schema import Bundle
 
 
@@ -255,7 +256,7 @@ def test_unsplittable_positions_are_refused(pattern: str) -> None:
     with pytest.raises(PatternError):
         translate(pattern)  # what emit gives llguidance: lowering's patterns are guarded too
     bodies = ['\\"', "\\\\", 'x\\"', 'z\\"', 'y\\\\', 'x\\\\', 'a\\"', 'a\\\\', '\\"\\"', '\\\\\\\\', '\\"a', "\\\\a", 'a\\"a']
-    assert any(got for _, got in _grammar_disagreements(_explicit(pattern)[0], pattern, bodies))
+    assert any(got for _, got in _grammar_disagreements(explicit(pattern)[0], pattern, bodies))
 
 
 def test_compiled_split_pattern_end_to_end() -> None:

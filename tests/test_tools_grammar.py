@@ -234,7 +234,7 @@ def test_embedded_json_survives_lark_special_text() -> None:
 
 def test_artifact_round_trip_and_finalize() -> None:
     from schemac.artifact import Artifact
-    from schemac.runtime.errors import StructuredOutputError
+    from schemac.api import StructuredOutputError
 
     tg = tools.build(chat(), api="chat", parser="hermes")
     art = Artifact.loads(tg.artifact().dumps())

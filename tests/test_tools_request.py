@@ -7,12 +7,12 @@ import pytest
 from tools_cases import ANSWER, WEATHER, chat, chat_tool
 
 import schemac.tools as tools
-from schemac.runtime.adapters import FormatError
-from schemac.runtime.errors import AdmissionError
+from schemac.api import RequestError
+from schemac.api import AdmissionError
 
 
 def _refused(body: dict[str, Any], code: str, param: str, api: str = "chat", parser: str = "hermes") -> None:
-    with pytest.raises(tools.ToolRequestError) as err:
+    with pytest.raises(tools.RequestError) as err:
         tools.build(body, api=api, parser=parser)
     assert isinstance(err.value, AdmissionError)
     assert (err.value.code, err.value.param) == (code, param)
@@ -61,7 +61,7 @@ def test_nothing_to_constrain_without_a_format_unless_calls_are_forced() -> None
 def test_malformed_format_is_the_adapters_error() -> None:
     body = chat()
     body["response_format"] = {"type": "json_schema", "json_schema": {"schema": ANSWER}}
-    with pytest.raises(FormatError) as err:
+    with pytest.raises(RequestError) as err:
         tools.build(body, api="chat", parser="hermes")
     assert err.value.param == "response_format.json_schema.name"
 

@@ -285,7 +285,7 @@ def test_runtime_final_check_returns_exact_numbers() -> None:
     schema = {"type": "array", "items": {"type": "number", "minimum": 0}}
     outcome = finalize("test-validate-exact", schema, f"[1e400, 0.1, {HUGE}]", "stop")
     assert outcome.status == "ok" and outcome.value == [Decimal("1e400"), 0.1, parse_answer(HUGE)]
-    from schemac.runtime.errors import StructuredOutputError
+    from schemac.api import StructuredOutputError
 
     with pytest.raises(StructuredOutputError, match="less than the minimum"):
         finalize("test-validate-exact", schema, "[-1e-400]", "stop")

@@ -17,7 +17,7 @@ import schemac
 from schemac.validate.client import continues_to_json
 from schemac.artifact import Artifact, canonical_json, sha256_text
 from schemac.cli.validate_cmd import validate
-from schemac.runtime.errors import StructuredOutputError
+from schemac.api import StructuredOutputError
 from schemac.runtime.final import finalize
 from schemac.validate.final import parse_answer
 

@@ -14,7 +14,6 @@ its steps.
 from __future__ import annotations
 
 import math
-from decimal import Decimal
 from itertools import islice
 from typing import Any, Callable, Iterator
 
@@ -23,6 +22,7 @@ from schemac.json_key import json_key
 from schemac.lower.support.marks import MARK
 from schemac.lower.contains import json_types
 from schemac.lower.support.context import LowerContext
+from schemac.numbers.exact import exact, is_number
 from schemac.schema import Schema, child_pointer
 
 _NON_ARRAY = ["null", "boolean", "object", "number", "string"]
@@ -58,8 +58,8 @@ def _candidates(schema: dict[str, Any]) -> list[Any] | None:
         if types - {"null", "boolean", "integer"}:
             return None
         # candidates within the tightest bounds, exclusive ones included (the validator filters)
-        lows = [_exact(schema[k]) for k in ("minimum", "exclusiveMinimum") if _is_number(schema.get(k))]
-        highs = [_exact(schema[k]) for k in ("maximum", "exclusiveMaximum") if _is_number(schema.get(k))]
+        lows = [exact(schema[k]) for k in ("minimum", "exclusiveMinimum") if is_number(schema.get(k))]
+        highs = [exact(schema[k]) for k in ("maximum", "exclusiveMaximum") if is_number(schema.get(k))]
         if not lows or not highs:
             return None
         lo, hi = max(lows), min(highs)
@@ -67,15 +67,6 @@ def _candidates(schema: dict[str, Any]) -> list[Any] | None:
             return None
         values += list(range(math.ceil(lo), math.floor(hi) + 1))
     return values
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float, Decimal)) and not isinstance(value, bool)
-
-
-def _exact(value: int | float | Decimal) -> int | Decimal:
-    """A bound as an exact number (a float by its shortest decimal, the literal written)."""
-    return Decimal(repr(value)) if isinstance(value, float) else value
 
 
 def domain(schema: Schema, ctx: LowerContext, pointer: str) -> list[Any] | None:

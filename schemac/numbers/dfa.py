@@ -22,7 +22,7 @@ Step = Callable[[State, str], State | None]
 _ACCEPTING_PHASES = frozenset("ZIF")
 
 
-def _phase_step(phase: str, ch: str, fraction: bool) -> str | None:
+def phase_step(phase: str, ch: str, fraction: bool) -> str | None:
     """The policy's syntax: `-?(0|[1-9][0-9]*)(\\.[0-9]+)?` (no fraction when `fraction` is False)."""
     if ch in DIGITS:
         if phase in "SM":
@@ -54,7 +54,7 @@ def policy_reader(integer: bool) -> Reader:
 
     def step(state: State, ch: str) -> State | None:
         phase, neg, nonzero = state  # type: ignore[misc]
-        nxt = _phase_step(phase, ch, not integer)
+        nxt = phase_step(phase, ch, not integer)
         if nxt is None:
             return None
         return nxt, neg or ch == "-", nonzero or ch in "123456789"
@@ -122,7 +122,7 @@ def bound_reader(bound: Fraction, relation: str) -> Reader:
 
     def step(state: State, ch: str) -> State | None:
         phase, neg, nonzero, mag = state  # type: ignore[misc]
-        nxt = _phase_step(phase, ch, True)
+        nxt = phase_step(phase, ch, True)
         if nxt is None:
             return None
         return nxt, neg or ch == "-", nonzero or ch in "123456789", mag_step(mag, nxt, ch)
@@ -169,7 +169,7 @@ class TooLarge(Exception):
     """The automaton or its regex passes the size bound."""
 
 
-def _reachable(start: tuple, step: Callable[[tuple, str], tuple | None], accepts: Callable[[tuple], bool],
+def reachable(start: tuple, step: Callable[[tuple, str], tuple | None], accepts: Callable[[tuple], bool],
                max_states: int) -> Dfa:
     """The automaton of the tuple states reachable from `start` by `step` (None: no edge)."""
     index: dict[tuple, int] = {start: 0}
@@ -204,7 +204,7 @@ def product(readers: Sequence[Reader], max_states: int) -> Dfa:
             nxt.append(t)
         return tuple(nxt)
 
-    return _reachable(tuple(r.start for r in readers), step,
+    return reachable(tuple(r.start for r in readers), step,
                       lambda st: all(r.accepts(s) for r, s in zip(readers, st)), max_states)
 
 
@@ -217,7 +217,7 @@ def union(dfas: Sequence[Dfa], max_states: int) -> Dfa:
         key = tuple(None if s is None else d.edges[s].get(ch) for d, s in zip(dfas, cur))
         return None if all(t is None for t in key) else key
 
-    return _reachable(tuple(0 for _ in dfas), step,
+    return reachable(tuple(0 for _ in dfas), step,
                       lambda st: any(s in d.accepting for d, s in zip(dfas, st)), max_states)
 
 

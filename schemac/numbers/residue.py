@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from schemac.numbers.dfa import DIGITS, Dfa, Reader, State, TooLarge, _phase_step, minimal, product
+from schemac.numbers.dfa import DIGITS, Dfa, Reader, State, TooLarge, phase_step, minimal, product
 
 #: the modulus (lcm of the scaled steps) above which the predicate is not tabulated
 MAX_MODULUS = 1 << 17
@@ -77,7 +77,7 @@ def residue_dfa(integer: bool, multiple_of: Fraction | None, avoid: list[Fractio
         """(phase, V's prefix mod g, fraction digits read); the residue becomes the verdict
         "yes"/"no" once q fraction digits are read, or "off" past a nonzero digit after them."""
         phase, r, j = state  # type: ignore[misc]
-        nxt = _phase_step(phase, ch, not integer)
+        nxt = phase_step(phase, ch, not integer)
         if nxt is None:
             return None
         if isinstance(r, str):

@@ -26,12 +26,12 @@ from __future__ import annotations
 
 from schemac.regex.assertions import needs_terminal
 from schemac.regex.check import check_patterns, llguidance_pattern_errors
-from schemac.regex.engine import _explicit, compile_re2, ecma_search, literal_of, translate
+from schemac.regex.engine import compile_re2, ecma_search, literal_of, translate
 from schemac.regex.lookahead import split_lookahead_patterns, split_lookaheads
-from schemac.regex.parse import _Translator
+from schemac.regex.parse import Translator
 from schemac.regex.strings import canonical_string_terminal, has_terminal, json_string_terminal
 from schemac.regex.syntax import (
-    _LINE_TERMINATORS, MAX_CODE_POINT, MAX_PATTERN_CHARS, MAX_REPEAT, RE2_MAX_MEM, PatternError, Ranges, _complement,
+    LINE_TERMINATORS, MAX_CODE_POINT, MAX_PATTERN_CHARS, MAX_REPEAT, RE2_MAX_MEM, PatternError, Ranges, complement,
 )
 
 __all__ = [
@@ -39,5 +39,5 @@ __all__ = [
     "canonical_string_terminal", "check_patterns", "compile_re2", "ecma_search", "has_terminal", "json_string_terminal",
     "literal_of", "llguidance_pattern_errors", "needs_terminal", "split_lookahead_patterns", "split_lookaheads",
     "translate",
-    "_LINE_TERMINATORS", "_Translator", "_complement", "_explicit",
+    "LINE_TERMINATORS", "Translator", "complement",
 ]

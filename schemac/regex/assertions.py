@@ -38,29 +38,29 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from schemac.regex.guard import _Anchor, _Atom, _Group, _Look, _Node, _Repeat, _tree
-from schemac.regex.parse import _Translator
-from schemac.regex.syntax import _WORD, MAX_PATTERN_CHARS, PatternError, _covers
+from schemac.regex.guard import Anchor, Atom, Group, Look, Node, Repeat, token_tree
+from schemac.regex.parse import Translator
+from schemac.regex.syntax import WORD, MAX_PATTERN_CHARS, PatternError, covers
 
 #: distributed sequences built for one pattern (each group of assertions multiplies them)
 MAX_SEQUENCES = 256
-_LEFT, _RIGHT = "^", "$"  # the side of the string an assertion tests (the anchors' own texts)
+LEFT, RIGHT = "^", "$"  # the side of the string an assertion tests (the anchors' own texts)
 
 
 @lru_cache(maxsize=64)
-def assertion_tree(pattern: str) -> _Group | None:
+def assertion_tree(pattern: str) -> Group | None:
     """The tree of `pattern` with its assertions, when it holds a look-around or `\\b`/`\\B`;
     None for any other pattern (the plain translation serves those); `PatternError` if refused."""
     if len(pattern) > MAX_PATTERN_CHARS:
         raise PatternError("regex-too-large", f"pattern is longer than {MAX_PATTERN_CHARS:,} characters")
     if "(?" not in pattern and "\\b" not in pattern and "\\B" not in pattern:
         return None
-    parser = _Translator(pattern, assertions=True)
+    parser = Translator(pattern, assertions=True)
     parser.parse()
     if not any(mark is None and (text.startswith(("(?=", "(?!", "(?<")) or text in ("\\b", "\\B"))
                for text, mark in zip(parser.out, parser.marks)):
         return None
-    root, _ = _tree(parser.out, parser.marks)
+    root, _ = token_tree(parser.out, parser.marks)
     _no_repeated_assertion(root)
     return root
 
@@ -89,45 +89,45 @@ def needs_terminal(pattern: str) -> bool:
     if "^" not in pattern and "$" not in pattern or ")" not in pattern and "^" not in pattern[1:] \
             and "$" not in pattern[:-1]:
         return False
-    parser = _Translator(pattern)
+    parser = Translator(pattern)
     try:
         parser.parse()
     except PatternError:
         return False
-    return _inner_anchor(_tree(parser.out, parser.marks)[0], True, True)
+    return _inner_anchor(token_tree(parser.out, parser.marks)[0], True, True)
 
 
-def _inner_anchor(group: _Group, led: bool, trailed: bool) -> bool:
+def _inner_anchor(group: Group, led: bool, trailed: bool) -> bool:
     """Whether a `^` under `group` may follow a consumed character, or a `$` precede one, or an
     anchor lies inside a repetition (llguidance refuses those, `spelling` spells the one-sided ones)."""
     for alt in group.alts:
         for k, item in enumerate(alt):
-            first = led and all(isinstance(x, _Anchor) and x.text == "^" for x in alt[:k])
-            last = trailed and all(isinstance(x, _Anchor) and x.text == "$" for x in alt[k + 1:])
-            if isinstance(item, _Anchor) and not (first if item.text == "^" else last):
+            first = led and all(isinstance(x, Anchor) and x.text == "^" for x in alt[:k])
+            last = trailed and all(isinstance(x, Anchor) and x.text == "$" for x in alt[k + 1:])
+            if isinstance(item, Anchor) and not (first if item.text == "^" else last):
                 return True
-            if isinstance(item, _Group) and _inner_anchor(item, first, last):
+            if isinstance(item, Group) and _inner_anchor(item, first, last):
                 return True
-            if isinstance(item, _Repeat) and _asserts(item.node):  # llguidance refuses every such anchor
+            if isinstance(item, Repeat) and asserts(item.node):  # llguidance refuses every such anchor
                 return True
     return False
 
 
-def _asserts(node: _Node) -> bool:
+def asserts(node: Node) -> bool:
     """Whether `node` holds an assertion of any kind (anchors included)."""
-    if isinstance(node, _Anchor):
+    if isinstance(node, Anchor):
         return True
-    if isinstance(node, _Repeat):
-        return _asserts(node.node)
-    if isinstance(node, _Group):
-        return isinstance(node, _Look) or any(_asserts(item) for alt in node.alts for item in alt)
+    if isinstance(node, Repeat):
+        return asserts(node.node)
+    if isinstance(node, Group):
+        return isinstance(node, Look) or any(asserts(item) for alt in node.alts for item in alt)
     return False
 
 
-def _no_repeated_assertion(node: _Node) -> None:
-    if isinstance(node, _Repeat) and _asserts(node.node):
+def _no_repeated_assertion(node: Node) -> None:
+    if isinstance(node, Repeat) and asserts(node.node):
         raise PatternError("unsupported-regex", "a look-around or word boundary inside a repeated group has no exact form")
-    if isinstance(node, _Group):
+    if isinstance(node, Group):
         for alt in node.alts:
             for item in alt:
                 _no_repeated_assertion(item)
@@ -144,25 +144,25 @@ class _Search:
         self.memo: dict[tuple[int, int], frozenset[int]] = {}
 
     def word(self, k: int) -> bool:
-        return 0 <= k < self.n and _covers(_WORD, ord(self.text[k]), ord(self.text[k]))
+        return 0 <= k < self.n and covers(WORD, ord(self.text[k]), ord(self.text[k]))
 
-    def ends(self, node: _Node, i: int) -> frozenset[int]:
+    def ends(self, node: Node, i: int) -> frozenset[int]:
         key = (id(node), i)
         if key not in self.memo:
             self.memo[key] = self._ends(node, i)
         return self.memo[key]
 
-    def _ends(self, node: _Node, i: int) -> frozenset[int]:
-        if isinstance(node, _Atom):
-            ok = i < self.n and _covers(node.ranges, ord(self.text[i]), ord(self.text[i]))
+    def _ends(self, node: Node, i: int) -> frozenset[int]:
+        if isinstance(node, Atom):
+            ok = i < self.n and covers(node.ranges, ord(self.text[i]), ord(self.text[i]))
             return frozenset((i + 1,)) if ok else frozenset()
-        if isinstance(node, _Anchor):
+        if isinstance(node, Anchor):
             ok = {"^": i == 0, "$": i == self.n, "\\b": self.word(i - 1) != self.word(i),
                   "\\B": self.word(i - 1) == self.word(i)}[node.text]
             return frozenset((i,)) if ok else frozenset()
-        if isinstance(node, _Repeat):
+        if isinstance(node, Repeat):
             return self.repeat(node, i)
-        if isinstance(node, _Look):
+        if isinstance(node, Look):
             if node.kind in ("(?=", "(?!"):
                 ok = bool(self.group(node, i))
             else:
@@ -170,7 +170,7 @@ class _Search:
             return frozenset((i,)) if ok != (node.kind in ("(?!", "(?<!")) else frozenset()
         return self.group(node, i)
 
-    def group(self, node: _Group, i: int) -> frozenset[int]:
+    def group(self, node: Group, i: int) -> frozenset[int]:
         out: set[int] = set()
         for alt in node.alts:
             here = {i}
@@ -181,7 +181,7 @@ class _Search:
             out |= here
         return frozenset(out)
 
-    def repeat(self, node: _Repeat, i: int) -> frozenset[int]:
+    def repeat(self, node: Repeat, i: int) -> frozenset[int]:
         """Ends after lo to hi iterations; past lo, a position already reached is not walked again."""
         frontier, seen = {i}, set()
         k = 0
@@ -196,7 +196,7 @@ class _Search:
         return frozenset(seen)
 
 
-def search(root: _Group, text: str) -> bool:
+def search(root: Group, text: str) -> bool:
     """Whether the pattern `root` (from `assertion_tree`) matches somewhere in `text` (ECMA)."""
     walk = _Search(text)
     return any(walk.group(root, i) for i in range(len(text) + 1))

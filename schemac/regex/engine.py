@@ -9,7 +9,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from schemac.regex.assertions import assertion_tree, has_assertions, search
-from schemac.regex.parse import _Translator
+from schemac.regex.parse import Translator
 from schemac.regex.syntax import MAX_PATTERN_CHARS, RE2_MAX_MEM, PatternError
 
 if TYPE_CHECKING:
@@ -25,18 +25,18 @@ _UNSAFE = (
 
 
 @lru_cache(maxsize=32)
-def _explicit(pattern: str) -> tuple[str, bool]:
-    """`_Translator.run` of `pattern`: its explicit spelling, and whether llguidance may mis-quote it."""
+def explicit(pattern: str) -> tuple[str, bool]:
+    """`Translator.run` of `pattern`: its explicit spelling, and whether llguidance may mis-quote it."""
     if len(pattern) > MAX_PATTERN_CHARS:
         raise PatternError("regex-too-large", f"pattern is longer than {MAX_PATTERN_CHARS:,} characters")
-    return _Translator(pattern).run()
+    return Translator(pattern).run()
 
 
 @lru_cache(maxsize=32)
 def translate(pattern: str) -> str:
     """The explicit RE2/llguidance spelling of ECMA-262 pattern `pattern`; `PatternError` if none,
     or if llguidance 1.9.1 would mis-quote it (user or lowering pattern: the grammar stays sound)."""
-    text, unsafe = _explicit(pattern)
+    text, unsafe = explicit(pattern)
     if unsafe:
         raise PatternError("unsupported-regex", _UNSAFE)
     return text
@@ -57,7 +57,7 @@ def compile_re2(pattern: str) -> "re2._Regexp":
     import re2
 
     try:
-        return re2.compile(_explicit(pattern)[0], options=_re2_options())
+        return re2.compile(explicit(pattern)[0], options=_re2_options())
     except re2.error as exc:
         arg = exc.args[0] if exc.args else exc
         text = arg.decode("utf-8", "replace") if isinstance(arg, bytes) else str(arg)

@@ -8,7 +8,7 @@ any back-reference could read: back-references are refused). Each body and R is 
 position 0 in both forms, so a `^` inside a body, or a second `^` opening R, holds where it did
 (at the start, failing after a consumed character) and a `$` asserts the end of s in both.
 
-`split_lookaheads` finds the shape with the one ECMA parser (`_Translator`), so escapes, classes
+`split_lookaheads` finds the shape with the one ECMA parser (`Translator`), so escapes, classes
 and groups read as everywhere else; any other look-around (nested, after a consuming atom, in a
 group or an alternative, a look-behind) leaves the pattern to the ordinary check, which refuses it
 as before. `split_lookahead_patterns` rewrites every `pattern` keyword of that shape in a bundle,
@@ -25,16 +25,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from schemac.regex.parse import _Translator
+from schemac.regex.parse import Translator
 from schemac.regex.syntax import MAX_PATTERN_CHARS, PatternError
 from schemac.schema import Bundle, Schema, iter_subschemas, some_subschema
 
 _LEADS = ("^(?=", "^(?!")
 
 
-def _parsed(pattern: str) -> _Translator | PatternError:
+def _parsed(pattern: str) -> Translator | PatternError:
     """`pattern` read by the ECMA parser with its leading look-aheads allowed, or its refusal."""
-    parser = _Translator(pattern, lookaheads=True)
+    parser = Translator(pattern, lookaheads=True)
     try:
         parser.parse()
     except PatternError as exc:

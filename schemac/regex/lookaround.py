@@ -6,10 +6,10 @@ canonical language, where canonical spelling commutes with complement, so the te
 """
 from __future__ import annotations
 
-from schemac.regex.assertions import _LEFT, _RIGHT, MAX_SEQUENCES, _asserts
-from schemac.regex.guard import _Anchor, _Atom, _Group, _Look, _Node
-from schemac.regex.spelling import _ANY, _parts
-from schemac.regex.syntax import _WORD, PatternError, Ranges, _complement
+from schemac.regex.assertions import LEFT, RIGHT, MAX_SEQUENCES, asserts
+from schemac.regex.guard import Anchor, Atom, Group, Look, Node
+from schemac.regex.spelling import ANY, spelling_parts
+from schemac.regex.syntax import WORD, PatternError, Ranges, complement
 
 #: longest terminal text built (as `spelling` bounds a plain pattern's)
 MAX_TERMINAL_CHARS = 1 << 20
@@ -34,7 +34,7 @@ class Lang:
 
 
 def _any() -> Lang:
-    return Lang(_ANY, None, True)
+    return Lang(ANY, None, True)
 
 
 _EPS = Lang("", None, True)
@@ -76,9 +76,9 @@ def _test(acc: Lang | None, test: Lang | None, negative: bool) -> Lang | None:
     return Lang(None, f"({acc.expr()}) & ({test.expr()})", acc.nullable and test.nullable)
 
 
-def _plain(node: _Node) -> Lang | None:
+def _plain(node: Node) -> Lang | None:
     """The spellings of a node free of assertions."""
-    part = _parts(node, 1).get((False, False))
+    part = spelling_parts(node, 1).get((False, False))
     return None if part is None else Lang(part[0], None, part[1])
 
 
@@ -94,15 +94,15 @@ class _Test:
 
 
 #: an item of a distributed sequence: a plain node, a language built for one (`_untangle`), a test
-_Item = _Node | Lang | _Test
+_Item = Node | Lang | _Test
 
 
 def _boundary(negative: bool) -> list[list[_Item]]:
     """`\\b` (or `\\B` when `negative`) as sequences of a left test then a right test on `\\w`."""
-    word = _plain(_Atom(list(_WORD)))
+    word = _plain(Atom(list(WORD)))
     before, after = _cat(_any(), word), _cat(word, _any())
-    return [[_Test(_LEFT, before, False), _Test(_RIGHT, after, not negative, list(_WORD))],
-            [_Test(_LEFT, before, True), _Test(_RIGHT, after, negative, list(_WORD))]]
+    return [[_Test(LEFT, before, False), _Test(RIGHT, after, not negative, list(WORD))],
+            [_Test(LEFT, before, True), _Test(RIGHT, after, negative, list(WORD))]]
 
 
 def _grow(count: list[int], more: int) -> None:
@@ -112,17 +112,17 @@ def _grow(count: list[int], more: int) -> None:
                            f"the pattern's assertions spread into more than {MAX_SEQUENCES} sequences")
 
 
-def _sequences(items: list[_Node], count: list[int]) -> list[list[_Item]]:
+def _sequences(items: list[Node], count: list[int]) -> list[list[_Item]]:
     """`items` with every group holding assertions distributed, each assertion a test."""
     out: list[list[_Item]] = [[]]
     for item in items:
-        if isinstance(item, _Look):
-            side = _RIGHT if item.kind in ("(?=", "(?!") else _LEFT
+        if isinstance(item, Look):
+            side = RIGHT if item.kind in ("(?=", "(?!") else LEFT
             options: list[list[_Item]] = [[_Test(side, _side_lang(item, side, count), item.kind in ("(?!", "(?<!"))]]
-        elif isinstance(item, _Anchor):
+        elif isinstance(item, Anchor):
             boundary = item.text in ("\\b", "\\B")
             options = _boundary(item.text == "\\B") if boundary else [[_Test(item.text, _EPS, False)]]
-        elif isinstance(item, _Group) and _asserts(item):
+        elif isinstance(item, Group) and asserts(item):
             options = [seq for alt in item.alts for seq in _sequences(alt, count)]
         else:
             options = [[item]]
@@ -131,7 +131,7 @@ def _sequences(items: list[_Node], count: list[int]) -> list[list[_Item]]:
     return out
 
 
-def _side_lang(look: _Look, side: str, count: list[int]) -> Lang | None:
+def _side_lang(look: Look, side: str, count: list[int]) -> Lang | None:
     """Y·Σ* for a look-ahead's body Y, Σ*·Z for a look-behind's body Z."""
     langs: list[Lang | None] = []
     for alt in look.alts:
@@ -143,7 +143,7 @@ def _side_lang(look: _Look, side: str, count: list[int]) -> Lang | None:
     return _union(langs)
 
 
-def _lang(item: _Node | Lang) -> Lang | None:
+def _lang(item: Node | Lang) -> Lang | None:
     return item if isinstance(item, Lang) else _plain(item)
 
 
@@ -152,11 +152,11 @@ def _fold(seq: list[_Item], side: str) -> Lang | None:
     A run of items between two tests is concatenated first, flat (Lark bounds the nesting)."""
     acc: Lang | None = _any()
     run: list[Lang | None] = []
-    for item in [*(seq if side == _LEFT else reversed(seq)), None]:
+    for item in [*(seq if side == LEFT else reversed(seq)), None]:
         if item is None or isinstance(item, _Test):
             if run:
-                block = _cat_all(run if side == _LEFT else run[::-1])
-                acc = _cat(acc, block) if side == _LEFT else _cat(block, acc)
+                block = _cat_all(run if side == LEFT else run[::-1])
+                acc = _cat(acc, block) if side == LEFT else _cat(block, acc)
                 run = []
             if item is not None:
                 acc = _test(acc, item.lang, item.negative)
@@ -192,7 +192,7 @@ def _ordered(seq: list[_Item]) -> list[_Item]:
             runs[-1].append(item)
         else:
             runs.append([item])
-    return [it for run in runs for it in sorted(run, key=lambda it: isinstance(it, _Test) and it.side == _RIGHT)]
+    return [it for run in runs for it in sorted(run, key=lambda it: isinstance(it, _Test) and it.side == RIGHT)]
 
 
 def _untangle(seq: list[_Item], count: list[int]) -> list[list[_Item]]:
@@ -205,8 +205,8 @@ def _untangle(seq: list[_Item], count: list[int]) -> list[list[_Item]]:
     while work:
         seq = work.pop()
         tests = [k for k, it in enumerate(seq) if isinstance(it, _Test)]
-        lefts = [k for k in tests if seq[k].side == _LEFT]  # type: ignore[union-attr]
-        stuck = [k for k in tests if seq[k].side == _RIGHT and lefts and k < lefts[-1]]  # type: ignore[union-attr]
+        lefts = [k for k in tests if seq[k].side == LEFT]  # type: ignore[union-attr]
+        stuck = [k for k in tests if seq[k].side == RIGHT and lefts and k < lefts[-1]]  # type: ignore[union-attr]
         if not stuck:
             done.append(seq)
             continue
@@ -216,10 +216,10 @@ def _untangle(seq: list[_Item], count: list[int]) -> list[list[_Item]]:
         if test.first is None:
             raise PatternError("unsupported-regex", "a left assertion (`^`, look-behind, `\\b`) after a right one "
                                "(`$`, look-ahead) in one sequence has no exact terminal")
-        first = _complement(test.first) if test.negative else test.first
+        first = complement(test.first) if test.negative else test.first
         plain = _lang(item)
-        begins = _test(plain, _cat(_plain(_Atom(first)), _any()), False)
-        work.append(_ordered(seq[:k] + ([begins] if begins is not None else [_Atom([])]) + seq[k + 2:]))
+        begins = _test(plain, _cat(_plain(Atom(first)), _any()), False)
+        work.append(_ordered(seq[:k] + ([begins] if begins is not None else [Atom([])]) + seq[k + 2:]))
         if plain is not None and plain.nullable:
             work.append(_ordered(seq[:k] + [test] + seq[k + 2:]))
             _grow(count, 1)
@@ -229,11 +229,11 @@ def _untangle(seq: list[_Item], count: list[int]) -> list[list[_Item]]:
 def _sequence_lang(seq: list[_Item]) -> Lang | None:
     """The whole strings in which `seq` (distributed, untangled) matches somewhere: Left·Right at
     the pivot (the last left test)."""
-    last_left = max((k for k, it in enumerate(seq) if isinstance(it, _Test) and it.side == _LEFT), default=-1)
-    return _cat(_fold(seq[:last_left + 1], _LEFT), _fold(seq[last_left + 1:], _RIGHT))
+    last_left = max((k for k, it in enumerate(seq) if isinstance(it, _Test) and it.side == LEFT), default=-1)
+    return _cat(_fold(seq[:last_left + 1], LEFT), _fold(seq[last_left + 1:], RIGHT))
 
 
-def search_terminal(root: _Group) -> str | None:
+def search_terminal(root: Group) -> str | None:
     """A Lark terminal expression for the canonical spellings (no quotes) of the strings the
     pattern `root` (from `assertion_tree`) matches somewhere; None when there are none."""
     count = [0]

@@ -1,15 +1,15 @@
 """One left-to-right pass over an ECMA-262 pattern (u flag) into its explicit spelling."""
 from __future__ import annotations
 
-from schemac.regex.guard import _CONTROLS, _LF, _MAX_DEPTH, _MAX_TOKENS, _Group, _Splitter, _render, _tree, _unsafe
+from schemac.regex.guard import CONTROLS, LF, MAX_DEPTH, MAX_TOKENS, Group, Splitter, render, token_tree, unsafe
 from schemac.regex.rewrite import rewrite
 from schemac.regex.syntax import (
-    _DIGIT, _DOT, _HEX, _QUANTIFIERS, _SIMPLE_ESCAPES, _SPACE, _SURROGATES, _WORD, MAX_CODE_POINT, MAX_REPEAT,
-    PatternError, Ranges, _class, _complement, _control_mask, _covers, _literal, _normalise,
+    DIGIT, DOT, HEX, QUANTIFIERS, SIMPLE_ESCAPES, SPACE, SURROGATES, WORD, MAX_CODE_POINT, MAX_REPEAT,
+    PatternError, Ranges, class_spelling, complement, control_mask, covers, literal, normalise,
 )
 
 
-class _Translator:
+class Translator:
     """One left-to-right pass over an ECMA-262 pattern, emitting the explicit form (rewritten as a
     tree only where llguidance's escape bug may bite)."""
 
@@ -37,20 +37,20 @@ class _Translator:
     def run(self) -> tuple[str, bool]:
         """The translated pattern, and whether llguidance 1.9.1 may still mis-quote it."""
         self.parse()
-        if self.ctrl_q | _LF != _CONTROLS and self.ctrl_b | _LF != _CONTROLS:
+        if self.ctrl_q | LF != CONTROLS and self.ctrl_b | LF != CONTROLS:
             return "".join(self.out), False  # no union of this pattern's sets can be mis-quoted
-        if len(self.out) > _MAX_TOKENS:
+        if len(self.out) > MAX_TOKENS:
             return "".join(self.out), True
-        root, depth = _tree(self.out, self.marks)
-        if depth > _MAX_DEPTH:
+        root, depth = token_tree(self.out, self.marks)
+        if depth > MAX_DEPTH:
             return "".join(self.out), True
-        tree = _Splitter().node(root, True)
-        assert isinstance(tree, _Group)
-        return _render(tree), _unsafe(tree)
+        tree = Splitter().node(root, True)
+        assert isinstance(tree, Group)
+        return render(tree), unsafe(tree)
 
     def parse(self) -> None:
         """Fill `self.out` with the translated tokens and `self.marks` with what each one is (see
-        `_tree`); `self.ctrl_q` gets the controls of atoms lacking `"` and `self.ctrl_b` those
+        `token_tree`); `self.ctrl_q` gets the controls of atoms lacking `"` and `self.ctrl_b` those
         of atoms lacking `\\` (what `_unsafe_set` of all the atoms would look at)."""
         p, n, out, marks = self.p, len(self.p), self.out, self.marks
         groups = 0
@@ -98,7 +98,7 @@ class _Translator:
                 self.i += 1
                 quantifiable = False
             elif c == ".":
-                self.atom(_DOT)
+                self.atom(DOT)
                 self.i += 1
                 quantifiable = True
             elif c in "*+?" or (c == "{" and self.counted() is not None):
@@ -111,7 +111,7 @@ class _Translator:
                 quantifiable = False
             else:  # a literal, inlined: the commonest token
                 cp = self.code_point()
-                out.append(_literal(cp))
+                out.append(literal(cp))
                 marks.append(cp)
                 if cp < 0x20:
                     self.ctrl_q |= 1 << cp
@@ -123,26 +123,26 @@ class _Translator:
             rewrite(out, marks)
 
     def literal(self, cp: int) -> None:
-        self.out.append(_literal(cp))
+        self.out.append(literal(cp))
         self.marks.append(cp)
         if cp < 0x20:
             self.ctrl_q |= 1 << cp
             self.ctrl_b |= 1 << cp
 
     def atom(self, ranges: Ranges) -> None:
-        """A class, escape or `.` matching `ranges` (normalised, see `_normalise`)."""
-        self.out.append(_class(ranges))
+        """A class, escape or `.` matching `ranges` (normalised, see `normalise`)."""
+        self.out.append(class_spelling(ranges))
         self.marks.append(ranges)
         if ranges and ranges[0][0] < 0x20:
-            mask = _control_mask(ranges)
-            if not _covers(ranges, 0x22, 0x22):
+            mask = control_mask(ranges)
+            if not covers(ranges, 0x22, 0x22):
                 self.ctrl_q |= mask
-            if not _covers(ranges, 0x5C, 0x5C):
+            if not covers(ranges, 0x5C, 0x5C):
                 self.ctrl_b |= mask
 
     def code_point(self) -> int:
         cp = ord(self.p[self.i])
-        if _SURROGATES[0] <= cp <= _SURROGATES[1]:
+        if SURROGATES[0] <= cp <= SURROGATES[1]:
             raise self.fail("the pattern contains a lone UTF-16 surrogate")
         self.i += 1
         return cp
@@ -182,7 +182,7 @@ class _Translator:
         else:
             self.i += 1
             text = c
-            lo, hi = _QUANTIFIERS[c]
+            lo, hi = QUANTIFIERS[c]
         if self.i < len(self.p) and self.p[self.i] == "?":
             self.i += 1  # lazy: same language, same match/no-match answer
         if self.i < len(self.p) and (self.p[self.i] in "*+?" or (self.p[self.i] == "{" and self.counted())):
@@ -218,7 +218,7 @@ class _Translator:
 
     def hex_digits(self, count: int) -> int | None:
         text = self.p[self.i:self.i + count]
-        if len(text) == count and all(ch in _HEX for ch in text):
+        if len(text) == count and all(ch in HEX for ch in text):
             self.i += count
             return int(text, 16)
         return None
@@ -229,7 +229,7 @@ class _Translator:
         if p.startswith("{", self.i):
             end = p.find("}", self.i)
             digits = p[self.i + 1:end] if end > 0 else ""
-            if not digits or not all(ch in _HEX for ch in digits) or int(digits, 16) > MAX_CODE_POINT:
+            if not digits or not all(ch in HEX for ch in digits) or int(digits, 16) > MAX_CODE_POINT:
                 raise self.fail("invalid ECMA-262 regex: bad \\u{...} escape")
             self.i = end + 1
             cp = int(digits, 16)
@@ -245,7 +245,7 @@ class _Translator:
                 if low is not None and 0xDC00 <= low <= 0xDFFF:
                     return 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00)
                 self.i = save
-        if _SURROGATES[0] <= cp <= _SURROGATES[1]:
+        if SURROGATES[0] <= cp <= SURROGATES[1]:
             raise self.fail("the pattern contains a lone UTF-16 surrogate")
         return cp
 
@@ -256,13 +256,13 @@ class _Translator:
             raise self.fail("invalid ECMA-262 regex: trailing backslash")
         c = p[self.i]
         self.i += 1
-        sets = {"d": _DIGIT, "w": _WORD, "s": _SPACE}
+        sets = {"d": DIGIT, "w": WORD, "s": SPACE}
         if c in sets:
             return list(sets[c])
         if c.lower() in sets:
-            return _complement(sets[c.lower()])
-        if c in _SIMPLE_ESCAPES:
-            return _SIMPLE_ESCAPES[c]
+            return complement(sets[c.lower()])
+        if c in SIMPLE_ESCAPES:
+            return SIMPLE_ESCAPES[c]
         if c == "b" and in_class:
             return 0x08
         if c in "bB":
@@ -324,5 +324,5 @@ class _Translator:
                 ranges.extend(first)
             else:
                 ranges.append((first, first))
-        return _complement(ranges) if negate else _normalise(ranges)
+        return complement(ranges) if negate else normalise(ranges)
 

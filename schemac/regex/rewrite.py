@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from schemac.regex.syntax import Ranges
 
-#: a token's mark (see `guard._tree`): a code point, ranges (class), (lo, hi) (quantifier) or None
+#: a token's mark (see `guard.token_tree`): a code point, ranges (class), (lo, hi) (quantifier) or None
 Mark = int | Ranges | tuple[int, int | None] | None
 
 

@@ -2,14 +2,14 @@
 
 The syntax policy spells a string as `json.dumps(s, ensure_ascii=False)` does (see `strings`);
 that spelling is a homomorphism, so a regex over characters becomes a regex over spellings by
-replacing each character set with the alternation of its members' spellings. `_parts` splits a
+replacing each character set with the alternation of its members' spellings. `spelling_parts` splits a
 node's language by the anchors its matches rely on (see `strings`). Shared by `strings` (plain
 patterns) and `lookaround` (patterns with assertions).
 """
 from __future__ import annotations
 
-from schemac.regex.guard import _Anchor, _Atom, _Node, _Repeat
-from schemac.regex.syntax import MAX_CODE_POINT, PatternError, Ranges, _class
+from schemac.regex.guard import Anchor, Atom, Node, Repeat
+from schemac.regex.syntax import MAX_CODE_POINT, PatternError, Ranges, class_spelling
 
 #: deepest group nesting the terminal builder recurses through
 MAX_NESTING = 200
@@ -48,7 +48,7 @@ def spelling_regex(ranges: Ranges) -> str | None:
         for a, b in ((max(lo, 0x20), min(hi, 0x21)), (max(lo, 0x23), min(hi, 0x5B)), (max(lo, 0x5D), hi)):
             if a <= b:
                 raw.append((a, b))
-    alternatives = [_class(raw)] if raw else []
+    alternatives = [class_spelling(raw)] if raw else []
     short = [_SHORT[cp] for cp in special if cp in _SHORT]
     if short:
         letters = "".join("\\\\" if c == "\\" else c for c in short)
@@ -61,24 +61,24 @@ def spelling_regex(ranges: Ranges) -> str | None:
     return alternatives[0] if len(alternatives) == 1 else "(?:" + "|".join(alternatives) + ")"
 
 
-_ANY_CHAR = spelling_regex([(0, MAX_CODE_POINT)])
-assert _ANY_CHAR is not None
-_ANY = f"(?:{_ANY_CHAR})*"
+ANY_CHAR = spelling_regex([(0, MAX_CODE_POINT)])
+assert ANY_CHAR is not None
+ANY = f"(?:{ANY_CHAR})*"
 
 
-def _group(text: str) -> str:
+def grouped(text: str) -> str:
     return f"(?:{text})"
 
 
-def _atom_parts(node: _Atom) -> _Parts:
+def _atom_parts(node: Atom) -> _Parts:
     spelt = spelling_regex(node.ranges)
     return {} if spelt is None else {(False, False): (spelt, False)}
 
 
-def _sequence(items: list[_Node], depth: int) -> _Parts:
+def _sequence(items: list[Node], depth: int) -> _Parts:
     acc: _Parts = {(False, False): ("", True)}
     for item in items:
-        step = _parts(item, depth)
+        step = spelling_parts(item, depth)
         joined: _Parts = {}
         for (sx, ex), (rx, nx) in acc.items():
             for (sy, ey), (ry, ny) in step.items():
@@ -98,25 +98,25 @@ def _union(into: _Parts, key: tuple[bool, bool], part: _Part) -> None:
         raise PatternError("regex-too-large", f"the string terminal would pass {MAX_TERMINAL_CHARS:,} characters")
     if key in into:
         text, empty = into[key]
-        into[key] = (f"{_group(text)}|{_group(part[0])}" if text != part[0] else text, empty or part[1])
+        into[key] = (f"{grouped(text)}|{grouped(part[0])}" if text != part[0] else text, empty or part[1])
     else:
         into[key] = part
 
 
-def _parts(node: _Node, depth: int) -> _Parts:
+def spelling_parts(node: Node, depth: int) -> _Parts:
     if depth > MAX_NESTING:
         raise PatternError("regex-too-large", f"the pattern nests deeper than {MAX_NESTING} groups")
-    if isinstance(node, _Atom):
+    if isinstance(node, Atom):
         return _atom_parts(node)
-    if isinstance(node, _Anchor):
+    if isinstance(node, Anchor):
         return {(node.text == "^", node.text == "$"): ("", True)}
-    if isinstance(node, _Repeat):
-        return _repeat_parts(node, _parts(node.node, depth + 1))
+    if isinstance(node, Repeat):
+        return _repeat_parts(node, spelling_parts(node.node, depth + 1))
     out: _Parts = {}
     for alt in node.alts:
         for key, part in _sequence(alt, depth + 1).items():
             _union(out, key, part)
-    return {key: (_group(text), empty) for key, (text, empty) in out.items()}
+    return {key: (grouped(text), empty) for key, (text, empty) in out.items()}
 
 
 def _counted(text: str, lo: int, hi: int | None) -> str:
@@ -124,10 +124,10 @@ def _counted(text: str, lo: int, hi: int | None) -> str:
     if hi == 0:
         return ""
     quant = "*" if (lo, hi) == (0, None) else "+" if (lo, hi) == (1, None) else f"{{{lo},{'' if hi is None else hi}}}"
-    return _group(_group(text) + quant)
+    return grouped(grouped(text) + quant)
 
 
-def _repeat_parts(node: _Repeat, body: _Parts) -> _Parts:
+def _repeat_parts(node: Repeat, body: _Parts) -> _Parts:
     """Parts of `node`'s repetition from its body's. An anchor may sit in the body on one side
     only: an iteration ending at the end of the string (`(a|$){2}`) is the last consuming one, the
     iterations after it matching the empty string, so it needs a body part that can (mirrored for

@@ -9,7 +9,7 @@ spellings by replacing each character set with the alternation of its members' s
 the result matches exactly the canonical spellings of the strings the character regex matches.
 
 ECMA patterns search (unanchored) and may hold `^`/`$` anywhere; the terminal must match whole
-texts. `_parts` computes, for each node, its language split by the anchors its matches rely on:
+texts. `spelling_parts` computes, for each node, its language split by the anchors its matches rely on:
 (begins at the start of the string?, ends at its end?). A sequence joins parts (a part that must
 begin at the start may only follow an empty match of what precedes it, and likewise at the end),
 and the search is then the union, over parts, of the part padded with "any string" on each side
@@ -25,27 +25,27 @@ from __future__ import annotations
 from functools import lru_cache
 
 from schemac.regex.assertions import assertion_tree, needs_terminal
-from schemac.regex.guard import _Group, _tree
+from schemac.regex.guard import Group, token_tree
 from schemac.regex.lookaround import search_terminal
-from schemac.regex.parse import _Translator
-from schemac.regex.spelling import _ANY, _ANY_CHAR, _group, _parts
+from schemac.regex.parse import Translator
+from schemac.regex.spelling import ANY, ANY_CHAR, grouped, spelling_parts
 from schemac.regex.syntax import MAX_PATTERN_CHARS, MAX_REPEAT, PatternError
 
 
-def _character_tree(pattern: str) -> _Group:
+def _character_tree(pattern: str) -> Group:
     if len(pattern) > MAX_PATTERN_CHARS:
         raise PatternError("regex-too-large", f"pattern is longer than {MAX_PATTERN_CHARS:,} characters")
-    translator = _Translator(pattern)
+    translator = Translator(pattern)
     translator.parse()
-    root, _ = _tree(translator.out, translator.marks)
+    root, _ = token_tree(translator.out, translator.marks)
     return root
 
 
 def _search_regex(pattern: str) -> str | None:
     """A whole-text regex over spellings for "ECMA `pattern` matches somewhere in the value"."""
     forms = []
-    for (starts, ends), (text, _) in sorted(_parts(_character_tree(pattern), 0).items()):
-        forms.append(("" if starts else _ANY) + _group(text) + ("" if ends else _ANY))
+    for (starts, ends), (text, _) in sorted(spelling_parts(_character_tree(pattern), 0).items()):
+        forms.append(("" if starts else ANY) + grouped(text) + ("" if ends else ANY))
     return "|".join(forms) if forms else None
 
 
@@ -56,7 +56,7 @@ def _lark(regex: str) -> str:
 
 def canonical_string_terminal() -> str:
     """A Lark terminal expression for every canonical JSON string spelling, quotes included."""
-    return _lark(_ANY)
+    return _lark(ANY)
 
 
 @lru_cache(maxsize=256)
@@ -88,8 +88,8 @@ def json_string_terminal(pattern: str | None = None, *, min_length: int = 0, max
         terms.append(_lark("[^\\x{0}-\\x{10FFFF}]") if expr is None else f'/"/ ({expr}) /"/')
     elif pattern is not None:
         regex = _search_regex(pattern)
-        terms.append(_lark("[^\\x{0}-\\x{10FFFF}]" if regex is None else _group(regex)))
+        terms.append(_lark("[^\\x{0}-\\x{10FFFF}]" if regex is None else grouped(regex)))
     if min_length or max_length is not None:
         bounds = f"{{{min_length},{'' if max_length is None else max_length}}}"
-        terms.append(_lark(_group(_ANY_CHAR) + bounds))
+        terms.append(_lark(grouped(ANY_CHAR) + bounds))
     return " & ".join(terms) if terms else canonical_string_terminal()

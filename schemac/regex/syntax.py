@@ -13,20 +13,20 @@ MAX_CODE_POINT = 0x10FFFF
 
 Ranges = list[tuple[int, int]]
 
-_DIGIT: Ranges = [(0x30, 0x39)]
-_WORD: Ranges = [(0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)]
+DIGIT: Ranges = [(0x30, 0x39)]
+WORD: Ranges = [(0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)]
 # ECMA WhiteSpace (TAB VT FF SP NBSP ZWNBSP + Zs) and LineTerminator (LF CR LS PS)
-_SPACE: Ranges = [
+SPACE: Ranges = [
     (0x09, 0x0D), (0x20, 0x20), (0xA0, 0xA0), (0x1680, 0x1680), (0x2000, 0x200A),
     (0x2028, 0x2029), (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000), (0xFEFF, 0xFEFF),
 ]
-_LINE_TERMINATORS: Ranges = [(0x0A, 0x0A), (0x0D, 0x0D), (0x2028, 0x2029)]
-_SURROGATES = (0xD800, 0xDFFF)
+LINE_TERMINATORS: Ranges = [(0x0A, 0x0A), (0x0D, 0x0D), (0x2028, 0x2029)]
+SURROGATES = (0xD800, 0xDFFF)
 #: characters escaped with a backslash outside classes (meta in RE2 or in Rust regex)
 _META = set("\\.+*?()|[]{}^$#&-~")
-_SIMPLE_ESCAPES = {"t": 0x09, "n": 0x0A, "v": 0x0B, "f": 0x0C, "r": 0x0D}
-_HEX = set("0123456789abcdefABCDEF")
-_QUANTIFIERS: dict[str, tuple[int, int | None]] = {"*": (0, None), "+": (1, None), "?": (0, 1)}
+SIMPLE_ESCAPES = {"t": 0x09, "n": 0x0A, "v": 0x0B, "f": 0x0C, "r": 0x0D}
+HEX = set("0123456789abcdefABCDEF")
+QUANTIFIERS: dict[str, tuple[int, int | None]] = {"*": (0, None), "+": (1, None), "?": (0, 1)}
 
 
 class PatternError(ValueError):
@@ -37,14 +37,14 @@ class PatternError(ValueError):
         self.code = code
 
 
-def _normalise(ranges: Ranges) -> Ranges:
+def normalise(ranges: Ranges) -> Ranges:
     """Sorted, merged ranges with no endpoint inside the surrogate block.
 
     Strings never hold surrogates, so the block is a don't-care: ranges may span it (both engines
     skip it) and ranges either side of it merge, which keeps classes small and fast to compile.
     """
     out: Ranges = []
-    low, high = _SURROGATES
+    low, high = SURROGATES
     for lo, hi in sorted(ranges):
         if low <= lo <= high:
             lo = high + 1
@@ -59,23 +59,23 @@ def _normalise(ranges: Ranges) -> Ranges:
     return out
 
 
-def _complement(ranges: Ranges) -> Ranges:
+def complement(ranges: Ranges) -> Ranges:
     out: Ranges = []
     nxt = 0
-    for lo, hi in _normalise(ranges):
+    for lo, hi in normalise(ranges):
         if lo > nxt:
             out.append((nxt, lo - 1))
         nxt = hi + 1
     if nxt <= MAX_CODE_POINT:
         out.append((nxt, MAX_CODE_POINT))
-    return _normalise(out)
+    return normalise(out)
 
 
-def _covers(ranges: Ranges, lo: int, hi: int) -> bool:
+def covers(ranges: Ranges, lo: int, hi: int) -> bool:
     return any(a <= lo and hi <= b for a, b in ranges)
 
 
-def _control_mask(ranges: Ranges) -> int:
+def control_mask(ranges: Ranges) -> int:
     """Bit i set for each control character U+000i in `ranges` (normalised)."""
     mask = 0
     for lo, hi in ranges:
@@ -85,11 +85,11 @@ def _control_mask(ranges: Ranges) -> int:
     return mask
 
 
-def _class(ranges: Ranges) -> str:
+def class_spelling(ranges: Ranges) -> str:
     """A bracket class for `ranges` (normalised), negated when that is shorter (same set in both engines)."""
     if not ranges:
         return r"[^\x{0}-\x{10FFFF}]"
-    rest = _complement(ranges)
+    rest = complement(ranges)
     if rest and len(rest) < len(ranges):
         return "[^" + _class_items(rest) + "]"
     return "[" + _class_items(ranges) + "]"
@@ -105,7 +105,7 @@ def _class_char(cp: int) -> str:
     return c if c.isascii() and c.isalnum() else f"\\x{{{cp:X}}}"
 
 
-def _literal(cp: int) -> str:
+def literal(cp: int) -> str:
     c = chr(cp)
     if c.isascii() and c.isalnum() or c == " " or (cp > 0x7F and c.isprintable()):
         return c
@@ -117,4 +117,4 @@ def _literal(cp: int) -> str:
 
 
 #: ECMA `.` (u flag, no s flag): every code point but the line terminators
-_DOT: Ranges = _complement(_LINE_TERMINATORS)
+DOT: Ranges = complement(LINE_TERMINATORS)

@@ -10,6 +10,6 @@ from __future__ import annotations
 
 from schemac.tools.grammar import Result, ToolGrammar, build
 from schemac.tools.model import ToolCall
-from schemac.tools.request import ToolRequestError
+from schemac.api import RequestError
 
-__all__ = ["Result", "ToolCall", "ToolGrammar", "ToolRequestError", "build"]
+__all__ = ["Result", "ToolCall", "ToolGrammar", "RequestError", "build"]

@@ -14,17 +14,17 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping
 
+from schemac.api import Outcome, RequestError, StructuredOutputError
 from schemac.budget import Budget, Limits
 from schemac.diagnostics import CompileError, Diagnostic, reject
 from schemac.native import on_big_stack
 from schemac.tools.compile import Part, compile_part
 from schemac.tools.envelopes import ENVELOPES
 from schemac.tools.model import Envelope, EnvelopeError, Function, ToolCall
-from schemac.tools.request import FunctionTool, ToolRequest, ToolRequestError, read_request
+from schemac.tools.request import FunctionTool, ToolRequest, read_request
 
 if TYPE_CHECKING:
     from schemac.artifact import Artifact
-    from schemac.runtime.final import Outcome
 
 
 @dataclass(frozen=True)
@@ -104,12 +104,9 @@ class ToolGrammar:
                 errors.append(f"call {i} ({call.name}): arguments must be a JSON object")
         return Result("tool_calls", tuple(calls), errors=tuple(errors), code="tool-calls-invalid" if errors else None)
 
-    def finalize(self, text: str, finish_reason: str) -> "Outcome":
+    def finalize(self, text: str, finish_reason: str) -> Outcome:
         """Like `schemac.runtime.final.finalize`: Outcome "ok" (answer value), "tool_calls"
         (value: the calls) or "length"; raises StructuredOutputError when the output is invalid."""
-        from schemac.runtime.errors import StructuredOutputError
-        from schemac.runtime.final import Outcome
-
         if finish_reason == "length":
             return Outcome("length", text)
         if finish_reason != "stop":
@@ -160,14 +157,14 @@ def build(
     `key_order` (`schemac.compile`'s; an envelope naming parameters one by one fixes its own);
     `openapi_formats` as for `schemac.compile`.
 
-    Raises ToolRequestError (or the adapters' FormatError) for malformed or unsupported requests,
+    Raises `schemac.api.RequestError` for malformed or unsupported requests,
     CompileError with every diagnostic, located in the request body, when the answer schema or
     any function's parameters cannot be enforced exactly. One Budget serves the whole request.
     """
     started = time.perf_counter()
     envelope = ENVELOPES.get(parser)
     if envelope is None:
-        raise ToolRequestError("unsupported-tool-parser", "tool_parser", f"no grammar for tool parser {parser!r}; supported: {', '.join(sorted(ENVELOPES))}")
+        raise RequestError("unsupported-tool-parser", "tool_parser", f"no grammar for tool parser {parser!r}; supported: {', '.join(sorted(ENVELOPES))}")
     req = read_request(request, api)
     limits = limits or Limits()
     from schemac.pipeline import KEY_ORDERS

@@ -7,29 +7,14 @@ output (the grammar constrains text only), non-function tools and `allowed_tools
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from schemac.runtime.errors import AdmissionError
+from schemac.api import NAME, RequestError, chat_response_format, responses_text_format
 
-_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 #: OpenAI's meaning of an omitted `parameters`: a function that takes no arguments.
 NO_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
 _TEXT_PARTS = {"chat": {"text", "refusal"}, "responses": {"input_text", "output_text", "refusal"}}
-
-
-class ToolRequestError(AdmissionError):
-    """A malformed or unsupported tools request: HTTP 400, naming the offending parameter."""
-
-    status = 400
-
-    def __init__(self, code: str, param: str, message: str) -> None:
-        super().__init__(code, f"{param}: {message}")
-        self.param = param
-
-    def to_json(self) -> dict[str, Any]:
-        return {"error": {"type": "invalid_request_error", "code": self.code, "param": self.param, "message": self.message}}
 
 
 @dataclass(frozen=True)
@@ -78,7 +63,7 @@ def read_request(request: Mapping[str, Any], api: str) -> ToolRequest:
     if api not in ("chat", "responses"):
         raise ValueError(f"api must be 'chat' or 'responses', got {api!r}")
     if not isinstance(request, Mapping):
-        raise ToolRequestError("invalid-request", "body", "must be a JSON object")
+        raise RequestError("invalid-request", "body", "must be a JSON object")
     _check_unsupported(request, api)
     answer, answer_pointer = _answer(request, api)
     functions = _functions(request.get("tools"), api)
@@ -87,9 +72,9 @@ def read_request(request: Mapping[str, Any], api: str) -> ToolRequest:
     if parallel is None:
         parallel = True
     if not isinstance(parallel, bool):
-        raise ToolRequestError("invalid-request", "parallel_tool_calls", "must be a boolean")
+        raise RequestError("invalid-request", "parallel_tool_calls", "must be a boolean")
     if answer is None and choice != "required":
-        raise ToolRequestError(
+        raise RequestError(
             "nothing-to-constrain", "response_format" if api == "chat" else "text.format",
             "tools with tool_choice 'auto' or 'none' need a JSON response format to constrain the answer; "
             "without one the request is not a constrained request",
@@ -100,12 +85,12 @@ def read_request(request: Mapping[str, Any], api: str) -> ToolRequest:
 def _check_unsupported(request: Mapping[str, Any], api: str) -> None:
     stop = request.get("stop")
     if stop not in (None, [], ""):
-        raise ToolRequestError("unsupported-stop-strings", "stop", "custom stop strings could cut a tool call or a structured answer")
+        raise RequestError("unsupported-stop-strings", "stop", "custom stop strings could cut a tool call or a structured answer")
     if request.get("ignore_eos"):
-        raise ToolRequestError("unsupported-ignore-eos", "ignore_eos", "ignore_eos would continue past the end of the tool call or answer")
+        raise RequestError("unsupported-ignore-eos", "ignore_eos", "ignore_eos would continue past the end of the tool call or answer")
     modalities = request.get("modalities")
     if (isinstance(modalities, list) and any(m != "text" for m in modalities)) or request.get("audio") is not None:
-        raise ToolRequestError("unsupported-multimodal", "modalities", "only text output can be constrained")
+        raise RequestError("unsupported-multimodal", "modalities", "only text output can be constrained")
     items = request.get("messages") if api == "chat" else request.get("input")
     if not isinstance(items, list):
         return
@@ -117,12 +102,10 @@ def _check_unsupported(request: Mapping[str, Any], api: str) -> None:
             kind = part.get("type") if isinstance(part, Mapping) else None
             if kind not in _TEXT_PARTS[api]:
                 where = f"{'messages' if api == 'chat' else 'input'}[{i}].content[{j}]"
-                raise ToolRequestError("unsupported-multimodal", where, f"content of type {kind!r} is not supported with constraints; send text only")
+                raise RequestError("unsupported-multimodal", where, f"content of type {kind!r} is not supported with constraints; send text only")
 
 
 def _answer(request: Mapping[str, Any], api: str) -> tuple[Any, str]:
-    from schemac.runtime.adapters import chat_response_format, responses_text_format
-
     if api == "chat":
         fmt = chat_response_format(request.get("response_format"))
         pointer = "/response_format" + ("/json_schema/schema" if _is_json_schema(request.get("response_format")) else "")
@@ -140,33 +123,33 @@ def _functions(tools: Any, api: str) -> tuple[FunctionTool, ...]:
     if tools is None:
         return ()
     if not isinstance(tools, list):
-        raise ToolRequestError("invalid-tools", "tools", "must be an array")
+        raise RequestError("invalid-tools", "tools", "must be an array")
     out: list[FunctionTool] = []
     for i, tool in enumerate(tools):
         param = f"tools[{i}]"
         if not isinstance(tool, Mapping):
-            raise ToolRequestError("invalid-tools", param, "must be an object")
+            raise RequestError("invalid-tools", param, "must be an object")
         if tool.get("type") != "function":
-            raise ToolRequestError("unsupported-tool-type", f"{param}.type", f"only function tools can be constrained, got {tool.get('type')!r}")
+            raise RequestError("unsupported-tool-type", f"{param}.type", f"only function tools can be constrained, got {tool.get('type')!r}")
         if api == "chat":
             _only(tool, {"type", "function"}, param)
             spec, param, pointer = tool.get("function"), f"{param}.function", f"/tools/{i}/function"
             if not isinstance(spec, Mapping):
-                raise ToolRequestError("invalid-tools", param, "must be an object with a name")
+                raise RequestError("invalid-tools", param, "must be an object with a name")
         else:
             spec, pointer = tool, f"/tools/{i}"
         _only(spec, {"type", "name", "description", "parameters", "strict"} if api == "responses" else {"name", "description", "parameters", "strict"}, param)
         name = spec.get("name")
-        if not isinstance(name, str) or not _NAME.match(name):
-            raise ToolRequestError("invalid-tools", f"{param}.name", "required: 1-64 characters of a-z, A-Z, 0-9, '_' or '-'")
+        if not isinstance(name, str) or not NAME.match(name):
+            raise RequestError("invalid-tools", f"{param}.name", "required: 1-64 characters of a-z, A-Z, 0-9, '_' or '-'")
         if any(f.name == name for f in out):
-            raise ToolRequestError("invalid-tools", f"{param}.name", f"function {name!r} is declared twice")
+            raise RequestError("invalid-tools", f"{param}.name", f"function {name!r} is declared twice")
         strict = spec.get("strict")
         if strict is not None and not isinstance(strict, bool):
-            raise ToolRequestError("invalid-tools", f"{param}.strict", "must be a boolean or null")
+            raise RequestError("invalid-tools", f"{param}.strict", "must be a boolean or null")
         parameters = spec.get("parameters", NO_PARAMETERS)
         if not isinstance(parameters, (Mapping, bool)):
-            raise ToolRequestError("invalid-tools", f"{param}.parameters", "must be a JSON Schema object or boolean")
+            raise RequestError("invalid-tools", f"{param}.parameters", "must be a JSON Schema object or boolean")
         parameters = dict(parameters) if isinstance(parameters, Mapping) else parameters
         out.append(FunctionTool(name, parameters, strict is not False, pointer + "/parameters"))
     return tuple(out)
@@ -177,19 +160,19 @@ def _choice(choice: Any, api: str, functions: tuple[FunctionTool, ...]) -> tuple
         return ("auto" if functions else "none"), None
     if choice in ("none", "auto", "required"):
         if choice != "none" and not functions:
-            raise ToolRequestError("invalid-tool-choice", "tool_choice", f"{choice!r} needs at least one function tool")
+            raise RequestError("invalid-tool-choice", "tool_choice", f"{choice!r} needs at least one function tool")
         return choice, None
     if not isinstance(choice, Mapping) or choice.get("type") != "function":
         kind = choice.get("type") if isinstance(choice, Mapping) else choice
-        raise ToolRequestError("unsupported-tool-choice", "tool_choice", f"must be 'none', 'auto', 'required' or a named function, got {kind!r}")
+        raise RequestError("unsupported-tool-choice", "tool_choice", f"must be 'none', 'auto', 'required' or a named function, got {kind!r}")
     spec = choice.get("function") if api == "chat" else choice
     name = spec.get("name") if isinstance(spec, Mapping) else None
     if not any(f.name == name for f in functions):
-        raise ToolRequestError("invalid-tool-choice", "tool_choice", f"names function {name!r}, which is not among the tools")
+        raise RequestError("invalid-tool-choice", "tool_choice", f"names function {name!r}, which is not among the tools")
     return "required", name
 
 
 def _only(obj: Mapping[str, Any], allowed: set[str], param: str) -> None:
     extra = sorted(set(obj) - allowed)
     if extra:
-        raise ToolRequestError("invalid-tools", f"{param}.{extra[0]}", "unknown parameter")
+        raise RequestError("invalid-tools", f"{param}.{extra[0]}", "unknown parameter")

@@ -2,7 +2,7 @@
 
 Numbers are mathematical numbers (2020-12 §4.2.1, RFC 8259 §6): a literal comes back as a `float`
 when it is the shortest decimal of a finite double, else a `decimal.Decimal`, else (an exponent
-past libmpdec's ±10^18) an `ExtremeNumber`; `_parts`/`_compare` compare any two exactly.
+past libmpdec's ±10^18) an `ExtremeNumber`; `number_parts`/`_compare` compare any two exactly.
 Duplicate keys, NaN/Infinity and lone surrogates are refused.
 """
 from __future__ import annotations
@@ -40,7 +40,7 @@ def _big_int(digits: str) -> int:
     return int(digits) if len(digits) < 4000 else int(Decimal(digits))
 
 
-def _parts(value: Any) -> tuple[int, int, int, int]:
+def number_parts(value: Any) -> tuple[int, int, int, int]:
     """(sign, |coefficient|, coefficient digits, exponent) of a finite number: value = sign·m·10^e."""
     if isinstance(value, ExtremeNumber):
         return value.sign, value.coefficient, value.digits, value.exponent
@@ -54,8 +54,8 @@ def _shortest(value: Any) -> Any:
 
 def _compare(a: Any, b: Any) -> int:
     """-1, 0 or 1 as a < b, a == b, a > b, exactly, for any two finite numbers."""
-    sa, ma, na, ea = _parts(a)
-    sb, mb, nb, eb = _parts(b)
+    sa, ma, na, ea = number_parts(a)
+    sb, mb, nb, eb = number_parts(b)
     sa, sb = sa * (ma != 0), sb * (mb != 0)
     if sa != sb or sa == 0:
         return (sa > sb) - (sa < sb)

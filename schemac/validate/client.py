@@ -62,7 +62,7 @@ def check_answer(key: str, schema: Any, text: str, finish_reason: str = "stop") 
                       violations=(Violation("", "generation stopped at the token limit"),))
     if finish_reason != "stop":
         raise ValueError(f"unknown finish reason {finish_reason!r}")
-    from schemac.runtime.final import validator_for
+    from schemac.validate.cache import validator_for
     from schemac.validate.final import parse_answer
 
     try:

@@ -49,8 +49,8 @@ from typing import Any, Callable, Iterator
 
 from schemac.regex import ecma_search
 from schemac.schema import Schema
-from schemac.validate.answer import ExtremeNumber, _parts, parse_answer
-from schemac.validate.formats import ASSERTED_FORMATS, FORMAT_CHECKS, _format_checker
+from schemac.validate.answer import ExtremeNumber, number_parts, parse_answer
+from schemac.validate.formats import ASSERTED_FORMATS, FORMAT_CHECKS, format_checker
 
 __all__ = ["ASSERTED_FORMATS", "DIALECT_2020_12", "FORMAT_CHECKS", "ExtremeNumber", "FinalValidator",
            "is_multiple", "parse_answer"]
@@ -252,8 +252,8 @@ def is_multiple(instance: Any, divisor: Any) -> bool:
     """
     if isinstance(instance, int) and isinstance(divisor, int):
         return instance % divisor == 0
-    _, m1, n1, e1 = _parts(instance)
-    _, m2, _, e2 = _parts(divisor)
+    _, m1, n1, e1 = number_parts(instance)
+    _, m2, _, e2 = number_parts(divisor)
     if m1 == 0:
         return True
     k = e1 - e2
@@ -264,7 +264,7 @@ def is_multiple(instance: Any, divisor: Any) -> bool:
     return m1 % (m2 * 10 ** -k) == 0
 
 
-def _is_json_integer(checker: Any, instance: Any) -> bool:
+def is_json_integer(checker: Any, instance: Any) -> bool:
     """2020-12 "integer": any number with a zero fractional part (1.0 and 1e400 included)."""
     if isinstance(instance, bool):
         return False
@@ -273,7 +273,7 @@ def _is_json_integer(checker: Any, instance: Any) -> bool:
     if isinstance(instance, Decimal):
         if not instance.is_finite():
             return False
-        _, m, n, e = _parts(instance)
+        _, m, n, e = number_parts(instance)
         return e >= 0 or m % 10 ** min(-e, n + 1) == 0
     return isinstance(instance, int)
 
@@ -336,7 +336,7 @@ def _validator_class() -> Any:
 
     return validators.extend(
         Draft202012Validator,
-        type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_json_integer),
+        type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", is_json_integer),
         validators={
             "minimum": _bound("minimum", lambda i, b: i < b, "less than the minimum of"),
             "maximum": _bound("maximum", lambda i, b: i > b, "greater than the maximum of"),
@@ -394,7 +394,7 @@ class FinalValidator:
         self._validator = _validator_class()(
             schema,
             registry=Registry(retrieve=_refuse_retrieval),  # type: ignore[call-arg]
-            format_checker=_format_checker(),
+            format_checker=format_checker(),
         )
 
     def errors(self, instance: Any) -> list[str]:

@@ -313,7 +313,7 @@ FORMAT_CHECKS: dict[str, Callable[[str], bool]] = {
 
 
 @lru_cache(maxsize=1)
-def _format_checker() -> Any:
+def format_checker() -> Any:
     from jsonschema import FormatChecker
 
     checker = FormatChecker(formats=())

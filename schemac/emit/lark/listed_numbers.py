@@ -85,7 +85,7 @@ def listed_numbers_dfa(values: Iterable[Any], max_states: int, step: Any = None)
     automaton (`lark_numbers.union_expr`). The trie with its tails is a nondeterministic
     automaton where a tail and a child share a character (`1.5` and `1.501` both go on `0`);
     the subset construction makes it deterministic. Raises `TooLarge` past `max_states`."""
-    from schemac.numbers.dfa import _reachable, minimal
+    from schemac.numbers.dfa import reachable, minimal
 
     nodes: list[dict[str, Any]] = []
     index: dict[int, int] = {}
@@ -119,7 +119,7 @@ def listed_numbers_dfa(values: Iterable[Any], max_states: int, step: Any = None)
         return any(s in (_INT_ZEROS, _FRACTION_ZEROS) or (s >= 0 and ("int" in nodes[s] or "frac" in nodes[s]))
                    for s in cur)
 
-    return minimal(_reachable((0,), go, accepts, max_states))
+    return minimal(reachable((0,), go, accepts, max_states))
 
 
 def _render(root: dict[str, Any]) -> str:

@@ -12,7 +12,6 @@ rejected, never approximated.
 from __future__ import annotations
 
 import json
-from decimal import Decimal
 from typing import Any
 
 from schemac.budget import Budget
@@ -29,6 +28,7 @@ from schemac.emit.lark.objects import write_object
 from schemac.emit.lark.strings import exact_strings, lexer_limit, string_terminal
 from schemac.lower.support.marks import MARK, NOT_PATTERN, WITNESS, marked
 from schemac.native import on_big_stack
+from schemac.numbers.exact import is_number
 from schemac.schema import Schema, child_pointer, iter_subschemas, ref_name
 
 #: Keywords about arrays only (their meaning is "if the value is an array").
@@ -42,7 +42,7 @@ def own_need(node: dict[str, Any], key_order: str = "schema") -> bool:
     llguidance's JSON form fixing the order of required keys)."""
     if "const" in node or "enum" in node:  # llguidance reads listed numbers as doubles, and
         values = [node.get("const"), node.get("enum")]  # writes listed objects in their own order
-        return (MARK in node or NOT_PATTERN in node or _has(values, _is_number)
+        return (MARK in node or NOT_PATTERN in node or _has(values, is_number)
                 or (key_order == "any" and _has(values, reorderable)))
     return MARK in node or exact_strings(node) or keys_named(node) or constrained(node)
 
@@ -56,10 +56,6 @@ def keys_named(node: dict[str, Any]) -> bool:
     unevaluated keys into these keywords (`properties`, `patternProperties`, `required`) or
     witnesses; counts and `additionalProperties` alone name no key."""
     return WITNESS in node or any(bool(node.get(k)) for k in ("properties", "patternProperties", "required"))
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float, Decimal)) and not isinstance(value, bool)
 
 
 def _has(value: Any, found: Any) -> bool:

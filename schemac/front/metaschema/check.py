@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from numbers import Number
 from typing import Any, Callable, Iterator
 
 from schemac.diagnostics import CompileError, Diagnostic, error
+from schemac.numbers.exact import is_number
 
 #: metaschema URI of each dialect name `schemac.front.dialect.gate.dialect_of` returns
 METASCHEMAS: dict[str, str] = {
@@ -53,17 +53,13 @@ _SCHEMA_MAP = "schema-map"
 _SCHEMA_LIST = "schema-list"
 
 
-def _is_number(v: Any) -> bool:
-    return isinstance(v, Number) and not isinstance(v, bool)
-
-
 def _is_integer(v: Any) -> bool:
     """2020-12 "integer", as final validation reads it (1.0 and exact big numbers included)."""
     if type(v) is int:
         return True
-    from schemac.validate.final import _is_json_integer
+    from schemac.validate.final import is_json_integer
 
-    return bool(_is_json_integer(None, v))
+    return bool(is_json_integer(None, v))
 
 
 def _string_array(v: Any) -> bool:
@@ -111,8 +107,8 @@ _KEYWORDS: dict[str, Callable[[Any], bool] | str] = {
     "properties": _SCHEMA_MAP, "patternProperties": _SCHEMA_MAP, "dependentSchemas": _SCHEMA_MAP,
     # validation
     "type": _types, "enum": lambda v: isinstance(v, list),
-    "multipleOf": lambda v: _is_number(v) and v > 0,
-    "maximum": _is_number, "exclusiveMaximum": _is_number, "minimum": _is_number, "exclusiveMinimum": _is_number,
+    "multipleOf": lambda v: is_number(v) and v > 0,
+    "maximum": is_number, "exclusiveMaximum": is_number, "minimum": is_number, "exclusiveMinimum": is_number,
     "maxLength": _non_negative_integer, "minLength": _non_negative_integer, "maxItems": _non_negative_integer,
     "minItems": _non_negative_integer, "maxContains": _non_negative_integer, "minContains": _non_negative_integer,
     "maxProperties": _non_negative_integer, "minProperties": _non_negative_integer,
@@ -189,14 +185,14 @@ def metaschema_validator(dialect: str) -> Any:
     from jsonschema import validators
     from jsonschema_specifications import REGISTRY
 
-    from schemac.validate.final import _is_json_integer
+    from schemac.validate.final import is_json_integer
 
     from referencing import Registry, Resource
     from referencing.jsonschema import specification_with
 
     uri = METASCHEMAS[dialect]
     base = validators.validator_for(REGISTRY.contents(uri))
-    cls = validators.extend(base, type_checker=base.TYPE_CHECKER.redefine("integer", _is_json_integer),
+    cls = validators.extend(base, type_checker=base.TYPE_CHECKER.redefine("integer", is_json_integer),
                             validators={"pattern": _pattern})
     # The dialect's metaschema resources without `$schema`: jsonschema picks the validator class of
     # each referenced resource from its `$schema`, which would drop the extension above.

@@ -250,7 +250,7 @@ def _read(path: Path, limits: Limits, allowance: int) -> tuple[Schema, bytes]:
         raise reject("too-large", "", f"it takes the referenced documents past the schema's "
                      f"{limits.max_schema_bytes:,}-byte limit")
     if path.suffix.lower() in _YAML:
-        from schemac.cli.yaml_load import available, load_yaml
+        from schemac.front.yaml_load import available, load_yaml
 
         if not available():
             raise reject("invalid-yaml", "", "a YAML document: reading it needs the yaml extra (pip install 'schemac[yaml]')")

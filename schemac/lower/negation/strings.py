@@ -213,11 +213,11 @@ class _all_but(frozenset):  # marks "every code point except these"
 def _repeated_atom(pattern: str) -> tuple[list[tuple[int, int]], int, int | None] | None:
     """For `^A{m,n}$` (also `*`, `+`, `?`, `{n}`, `{n,}`, or no quantifier) with A one character,
     escape, `.` or class: (A's code point ranges, m, n); None for any other pattern."""
-    from schemac.regex import PatternError, _complement, _LINE_TERMINATORS, _Translator
+    from schemac.regex import PatternError, complement, LINE_TERMINATORS, Translator
 
     if len(pattern) < 3 or pattern[0] != "^" or pattern[-1] != "$" or pattern.endswith("\\$"):
         return None
-    t = _Translator(pattern[:-1])
+    t = Translator(pattern[:-1])
     t.i = 1
     try:
         c = pattern[1]
@@ -230,7 +230,7 @@ def _repeated_atom(pattern: str) -> tuple[list[tuple[int, int]], int, int | None
             atom = item if isinstance(item, list) else [(item, item)]
         elif c == ".":
             t.i += 1
-            atom = _complement(_LINE_TERMINATORS)
+            atom = complement(LINE_TERMINATORS)
         elif c in _META:
             return None
         else:
@@ -259,14 +259,14 @@ def _repeated_atom(pattern: str) -> tuple[list[tuple[int, int]], int, int | None
 
 def _not_repeated(atom: list[tuple[int, int]], lo: int, hi: int | None, pattern: str, ctx: LowerContext) -> list[Schema]:
     """Strings failing `^A{lo,hi}$`: a length outside [lo, hi], or some character outside A."""
-    from schemac.regex import _complement
+    from schemac.regex import complement
 
     out: list[Schema] = []
     if lo > 0:
         out.append({"type": "string", "maxLength": lo - 1})
     if hi is not None:
         out.append({"type": "string", "minLength": hi + 1})
-    outside = [(a, b) for a, b in _complement(atom) if a <= MAX_CODE_POINT]
+    outside = [(a, b) for a, b in complement(atom) if a <= MAX_CODE_POINT]
     if outside:
         admitted = {cp for a, b in outside for cp in (0x22, 0x5C) if a <= cp <= b}
         if any(a <= 0 and b >= 0x1F for a, b in outside) and len(admitted) == 1:
