@@ -150,7 +150,7 @@ class Artifact:
     def lark(self) -> str:
         """The grammar as one Lark text, for engines that take `llguidance.grammar_from("grammar",
         text)` (vLLM `structured_outputs={"grammar": ...}`, SGLang `ebnf`): the same language."""
-        from schemac.emit.lark.export import lark_text
+        from schemac.emit import lark_text
 
         return lark_text(self.grammar)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from functools import lru_cache
 from urllib.parse import urldefrag
 from pathlib import Path
@@ -23,8 +23,6 @@ from schemac.front.dialect.compat import legacy_dependencies
 from schemac.diagnostics import CompileError, Diagnostic, DiagnosticSink
 from schemac.front.dialect.gate import DIALECT_2020_12, apply_dialect, dialect_of, upgrade_needed
 from schemac.emit import Emitted, emit_written
-from schemac.emit.lark.object_free import MAX_FREE_KEYS
-from schemac.lower.stated_orders import with_required_orders
 from schemac.front.formats import apply_formats
 from schemac.front.load import Census, document_census, load_with_census
 from schemac.lower import lower_bundle
@@ -71,7 +69,7 @@ def _limits_fields(limits: Limits) -> dict[str, Any]:
 
 
 #: the property-order policies: an order the schema states (the default: `properties`' or
-#: `required`'s, `emit.stated_orders`), `properties`' order only (llguidance's), or any order
+#: `required`'s, `lower.stated_orders`), `properties`' order only (llguidance's), or any order
 KEY_ORDERS = ("schema", "properties", "any")
 
 
@@ -145,45 +143,12 @@ def emit_schema(bundle: Bundle, lowered: Schema, budget: Budget, key_order: str 
     return emit_schema_written(bundle, lowered, budget, key_order, sink).grammar
 
 
-def _share(budget: Budget) -> Budget:
-    """A budget for a first attempt that a fallback may follow: the same limits and counts, and
-    half of the steps `budget` has left, so the fallback keeps the other half whatever the
-    attempt spent (the attempt's other counts are its own: the fallback starts from what the
-    attempt found)."""
-    left = max(0, budget.limits.steps - budget.used["steps"])
-    return Budget(replace(budget.limits, steps=budget.used["steps"] + left // 2), dict(budget.used), budget.started)
-
-
 def emit_schema_written(bundle: Bundle, lowered: Schema, budget: Budget, key_order: str = "schema",
                         sink: DiagnosticSink | None = None) -> Emitted:
-    """`emit` on the schema's budget, with a failed grammar check put on the user pattern
-    llguidance refuses, if any. A policy that adds orders ("any"; "schema" where a `required`
-    states another order than `properties`, `stated_orders`) is tried first, on half of the
-    steps left (`_share`); a grammar past llguidance's limits (symbols, rule depth, rows,
-    size), that half or Python's stack is written again in the order of `properties` on the
-    other half, with a warning: every order of every small object can cost ten times the rules
-    of one. The result's `key_order` is the policy it was written under."""
+    """`emit_written` (which owns the key-order fallback and the unsatisfiable recheck) on the
+    schema's budget, with a failed grammar check put on the user pattern llguidance refuses, if any."""
     try:
-        if key_order != "properties":
-            attempt: Budget | None = None
-            try:
-                # objects "any" writes in one order (past its bound) take the orders "schema" admits too
-                wider = with_required_orders(lowered, MAX_FREE_KEYS if key_order == "any" else 0)
-                if wider is not lowered or key_order == "any":
-                    attempt = _share(budget)
-                    written = emit_written(wider, attempt, key_order)
-                    budget.used.update(attempt.used)
-                    return written
-            except (CompileError, RecursionError) as exc:
-                if isinstance(exc, CompileError) and exc.codes not in (["grammar-error"], ["too-large"], ["budget-exhausted"]):
-                    raise
-                if attempt is not None:  # the attempt's steps are spent: the fallback has the other half
-                    budget.used["steps"] = max(budget.used["steps"], attempt.used["steps"])
-                if sink is not None:
-                    why = exc.diagnostics[0].message if isinstance(exc, CompileError) else "nesting too deep"
-                    sink.warn("key-order-fallback", "", f"written in the order of `properties`: in the orders "
-                              f"key_order=\"{key_order}\" admits, {why}", hint="split the schema, or compile it with key_order=\"properties\"")
-        return emit_written(lowered, budget, "properties")
+        return emit_written(lowered, budget, key_order, sink)
     except CompileError as exc:
         if exc.codes == ["grammar-error"]:
             located = llguidance_pattern_errors(bundle, budget)

@@ -6,7 +6,7 @@ keyword's shape is defined once.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Union
+from typing import Any, Callable, Iterable, Iterator, Union
 
 Schema = Union[dict[str, Any], bool]
 
@@ -129,6 +129,45 @@ def rebuilt(node: Schema, own: Callable[[dict[str, Any], dict[str, Any]], Schema
         return result
 
     return walk(node)
+
+
+def all_of(parts: Iterable[Schema], *, keep_false: bool = False, flatten: bool = False) -> Schema:
+    """The conjunction of `parts` as one schema, the one way every pass and writer builds it:
+    `true` parts dropped, `true` when none is left, a lone part as itself, else `{"allOf": [...]}`.
+    A `false` part makes it `false`, unless `keep_false` (the Lark writer names a rule for an
+    allOf it meets, so a caller whose rule names must not move keeps the part). `flatten`: parts
+    that are bare allOfs are spliced in and equal parts (by repr: `true` is not `1`) kept once,
+    so merging a node with itself (a `$ref` reached twice) does not double it."""
+    kept: list[Schema] = []
+    seen: set[str] = set()
+    stack = list(parts)
+    stack.reverse()
+    while stack:
+        p = stack.pop()
+        if flatten and isinstance(p, dict) and len(p) == 1 and isinstance(p.get("allOf"), list):
+            stack.extend(reversed(p["allOf"]))
+        elif p is False and not keep_false:
+            return False
+        elif p is not True:
+            if flatten:
+                key = repr(p)
+                if key in seen:
+                    continue
+                seen.add(key)
+            kept.append(p)
+    return True if not kept else kept[0] if len(kept) == 1 else {"allOf": kept}
+
+
+def any_of(parts: Iterable[Schema]) -> Schema:
+    """The union of `parts` as one schema: `true` when a part is `true`, `false` parts dropped,
+    `false` when none is left, a lone part as itself, else `{"anyOf": [...]}`."""
+    kept: list[Schema] = []
+    for p in parts:
+        if p is True:
+            return True
+        if p is not False:
+            kept.append(p)
+    return False if not kept else kept[0] if len(kept) == 1 else {"anyOf": kept}
 
 
 @dataclass

@@ -13,9 +13,9 @@ from jsonschema import Draft202012Validator
 import schemac
 from schemac.budget import Limits
 from schemac.diagnostics import CompileError
-from schemac.emit.lark.merge import conj
 from schemac.emit.lark.prune import Screen
 from schemac.lower.support.marks import NOT_MULTIPLE
+from schemac.schema import all_of
 from grammar_harness import accepts
 
 #: Conjuncts over keys "a"/"b" and values null/1/"x"/"y": every keyword the screen reads, plus
@@ -86,11 +86,11 @@ def test_screen_finds_the_contradictions_distribution_makes() -> None:
 
 def test_conj_keeps_equal_parts_once_and_unequal_ones_apart() -> None:
     a = {"type": "object", "properties": {"k": {"type": "string"}}}
-    assert conj([a, {"allOf": [a, True]}, dict(a)]) == a
-    assert conj([{"const": 1}, {"const": True}]) == {"allOf": [{"const": 1}, {"const": True}]}
-    assert conj([{"const": 0}, {"enum": [False]}, {"const": 0}]) == {"allOf": [{"const": 0}, {"enum": [False]}]}
-    assert conj([True, {"allOf": []}]) is True
-    assert conj([{"const": 1}, {"allOf": [False]}]) is False
+    assert all_of([a, {"allOf": [a, True]}, dict(a)], flatten=True) == a
+    assert all_of([{"const": 1}, {"const": True}], flatten=True) == {"allOf": [{"const": 1}, {"const": True}]}
+    assert all_of([{"const": 0}, {"enum": [False]}, {"const": 0}], flatten=True) == {"allOf": [{"const": 0}, {"enum": [False]}]}
+    assert all_of([True, {"allOf": []}], flatten=True) is True
+    assert all_of([{"const": 1}, {"allOf": [False]}], flatten=True) is False
 
 
 def _exclusive(keys: list[str]) -> dict[str, Any]:

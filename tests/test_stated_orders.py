@@ -241,7 +241,7 @@ def test_fallback_keeps_half_of_the_steps_left() -> None:
     """The first attempt of a policy that adds orders gets half of the steps left, so the
     `properties`-order fallback has the other half (issue 29: it reused the spent budget)."""
     from schemac.budget import Budget, Limits
-    from schemac.pipeline import _share
+    from schemac.emit import _share
 
     budget = Budget(Limits(steps=1000))
     budget.used["steps"], budget.used["entries"] = 400, 7

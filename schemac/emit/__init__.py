@@ -1,9 +1,14 @@
 """Emit: the lowered schema as an llguidance grammar under schemac's fixed syntax policy.
 
 Two backends: llguidance's own JSON-schema form (`json_path`), where it is exact, and schemac's
-Lark writer (`lark_writer`) for what it is not exact on (marked arrays, key constraints, number
+Lark writer (`lark.writer`) for what it is not exact on (marked arrays, key constraints, number
 bounds, listed numbers), which embeds the rest as `%json`. `lark_text` turns either into the one Lark text that
 unmodified engines accept.
+
+This module is emit's public surface: the pipeline, the tool envelopes and verify use these
+names and never emit's submodules. `emit_written` is the one place a grammar is written again:
+in the order of `properties` when the orders a policy adds pass llguidance's limits, and with
+its unsatisfiable parts dropped when llguidance finds some.
 """
 from __future__ import annotations
 
@@ -11,16 +16,36 @@ import json
 from dataclasses import dataclass
 from urllib.parse import unquote
 
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
 from schemac.budget import Budget, check_cost, within_cost_by_size
-from schemac.diagnostics import reject
-from schemac.emit.json_path import SYNTAX_POLICY, embed, json_schema_grammar, translated
+from schemac.diagnostics import CompileError, reject
+from schemac.emit.json_path import SYNTAX_POLICY, embed, json_schema_grammar, literal, translated
 from schemac.emit.lark.export import lark_text
 from schemac.emit.lark.probe import PROBE_FROM, parser_limit
+from schemac.lower.stated_orders import with_required_orders
 from schemac.lower.support.productive import drop_definitions
 from schemac.native import on_big_stack
 from schemac.schema import Schema
 
-__all__ = ["SYNTAX_POLICY", "Emitted", "emit", "emit_written", "json_schema_grammar", "lark_text", "translated"]
+if TYPE_CHECKING:
+    from schemac.diagnostics import DiagnosticSink
+
+__all__ = ["SYNTAX_POLICY", "Emitted", "embed", "emit_written", "json_schema_grammar", "lark_rules_of", "lark_text",
+           "literal", "translated", "within"]
+
+#: names that load the Lark writer, which most schemas never need: read on first use
+_LAZY = {"lark_rules_of": "schemac.emit.lark.writer", "within": "schemac.emit.lark.object_free"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'schemac.emit' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
 
 #: the parser probe builds a matcher and computes ~530 masks: paid as this many grammar checks
 PROBE_BYTES_PER_GRAMMAR_BYTE = 4
@@ -75,20 +100,57 @@ class Emitted:
         return f"{prefix}json", [f"{prefix}json: {embed(body, defs)}"]
 
 
-def emit(lowered: Schema, budget: Budget | None = None, key_order: str = "schema") -> str:
-    """Grammar text for `lowered`, validated by llguidance (see `emit_written`)."""
-    return emit_written(lowered, budget, key_order).grammar
+def _share(budget: Budget) -> Budget:
+    """A budget for a first attempt that a fallback may follow: the same limits and counts, and
+    half of the steps `budget` has left, so the fallback keeps the other half whatever the
+    attempt spent (the attempt's other counts are its own: the fallback starts from what the
+    attempt found)."""
+    left = max(0, budget.limits.steps - budget.used["steps"])
+    return Budget(replace(budget.limits, steps=budget.used["steps"] + left // 2), dict(budget.used), budget.started)
 
 
-def emit_written(lowered: Schema, budget: Budget | None = None, key_order: str = "schema") -> Emitted:
+def emit_written(lowered: Schema, budget: Budget | None = None, key_order: str = "schema",
+                 sink: DiagnosticSink | None = None) -> Emitted:
     """The grammar for `lowered`, validated by llguidance, and how it was written; rejects with
-    `grammar-error`, or `too-large` when writing it passes the budget's steps or grammar
-    size. `key_order` is the property-order policy: "schema" and "properties" write the order
-    of each node's `properties` (`pipeline.emit_schema` has already added the orders
-    `required` states under "schema", `stated_orders`), "any" every order (`lark_object_free`)."""
-    from schemac.emit.lark.writer import lark_grammar
+    `grammar-error`, or `too-large` when writing it passes the budget's steps or grammar size.
+
+    `key_order` is the property-order policy. A policy that adds orders ("any"; "schema" where a
+    `required` states another order than `properties`, `stated_orders`) is tried first, on half
+    of the steps left (`_share`); a grammar past llguidance's limits (symbols, rule depth, rows,
+    size), that half or Python's stack is written again in the order of `properties` on the
+    other half, with a warning to `sink`: every order of every small object can cost ten times
+    the rules of one. The result's `key_order` is the policy it was written under."""
+    from schemac.emit.lark.object_free import MAX_FREE_KEYS
 
     budget = budget or Budget()
+    if key_order != "properties":
+        attempt: Budget | None = None
+        try:
+            # objects "any" writes in one order (past its bound) take the orders "schema" admits too
+            wider = with_required_orders(lowered, MAX_FREE_KEYS if key_order == "any" else 0)
+            if wider is not lowered or key_order == "any":
+                attempt = _share(budget)
+                written = _written(wider, attempt, key_order)
+                budget.used.update(attempt.used)
+                return written
+        except (CompileError, RecursionError) as exc:
+            if isinstance(exc, CompileError) and exc.codes not in (["grammar-error"], ["too-large"], ["budget-exhausted"]):
+                raise
+            if attempt is not None:  # the attempt's steps are spent: the fallback has the other half
+                budget.used["steps"] = max(budget.used["steps"], attempt.used["steps"])
+            if sink is not None:
+                why = exc.diagnostics[0].message if isinstance(exc, CompileError) else "nesting too deep"
+                sink.warn("key-order-fallback", "", f"written in the order of `properties`: in the orders "
+                          f"key_order=\"{key_order}\" admits, {why}", hint="split the schema, or compile it with key_order=\"properties\"")
+    return _written(lowered, budget, "properties")
+
+
+def _written(lowered: Schema, budget: Budget, key_order: str) -> Emitted:
+    """One attempt under one policy: written, checked, and written again with the parts that
+    accept nothing dropped (Lark: each embedding checked; JSON form: the empty definitions
+    llguidance names, one per round) when llguidance finds the schema unsatisfiable."""
+    from schemac.emit.lark.writer import lark_grammar
+
     check_unsat = False
     if lowered is False:
         raise reject("unsatisfiable", "", "no JSON value satisfies this schema, so no answer can be generated")

@@ -79,7 +79,8 @@ def _segments(passes: tuple[Pass, ...]) -> tuple[tuple[frozenset[str] | None, tu
     single untriggered ones: a node with none of a run's keywords skips the run in one test."""
     out: list[tuple[frozenset[str] | None, list[_Step]]] = []
     for p in passes:
-        step = (p, TRIGGERS.get(p), p.__module__.rsplit(".", 1)[-1])
+        # a pass is named by its module below schemac.lower, or by its package there (`negation`)
+        step = (p, TRIGGERS.get(p), p.__module__.removeprefix(__name__ + ".").split(".")[0])
         if step[1] is not None and out and out[-1][0] is not None:
             out[-1] = (out[-1][0] | step[1], out[-1][1] + [step])
         else:

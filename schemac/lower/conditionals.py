@@ -12,7 +12,7 @@ from typing import Any
 from schemac.diagnostics import CompileError, reject
 from schemac.lower.support.context import LowerContext
 from schemac.lower.negation.complement import conjoin, negate
-from schemac.schema import Schema
+from schemac.schema import Schema, all_of, any_of
 
 _KEYWORDS = ("if", "then", "else")
 
@@ -43,21 +43,11 @@ def lower(node: dict[str, Any], ctx: LowerContext) -> Schema:
             f"the `if` guard cannot be complemented exactly: {exc.diagnostics[-1].message}",
             hint="use a guard on a const/enum property, type, or bounds",
         ) from exc
-    taken = _both(guard, then)
-    skipped = _both(complement, other)
+    taken = all_of([guard, then])
+    skipped = all_of([complement, other])
     branches = [b for b in (taken, skipped) if b is not False]
     if not branches:
         return False
     if True in branches:
         return rest or True
-    return conjoin(rest, branches[0] if len(branches) == 1 else {"anyOf": branches}, node)
-
-
-def _both(a: Schema, b: Schema) -> Schema:
-    if a is False or b is False:
-        return False
-    if a is True:
-        return b
-    if b is True:
-        return a
-    return {"allOf": [a, b]}
+    return conjoin(rest, any_of(branches), node)

@@ -24,7 +24,7 @@ from typing import Any
 from schemac.diagnostics import reject
 from schemac.lower.support.analysis import types_of
 from schemac.lower.support.context import LowerContext
-from schemac.schema import ANNOTATION_KEYWORDS, Schema, child_pointer
+from schemac.schema import ANNOTATION_KEYWORDS, Schema, all_of, child_pointer
 
 #: keywords that constrain objects only (or nothing): a schema of these binds no other value
 _OBJECT_ONLY = ANNOTATION_KEYWORDS | {
@@ -72,7 +72,7 @@ def _groups(triggers: list[tuple[str, list[str], Schema]]) -> dict[str, tuple[li
         required = [k for k in order if k in s or len(group) == 1]
         sub = subs[group[0]]
         parts: list[Schema] = ([{"required": required}] if required else []) + ([] if sub is True else [sub])
-        out[group[0]] = (group, parts[0] if len(parts) == 1 else {"allOf": parts})
+        out[group[0]] = (group, all_of(parts, keep_false=True))
     return out
 
 

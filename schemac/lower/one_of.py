@@ -15,7 +15,7 @@ from schemac.lower.support.analysis import accepted_values, disjoint, evaluable,
 from schemac.lower.support.context import LowerContext
 from schemac.lower.negation.complement import conjoin, negate
 from schemac.lower.negation.domain import Domain
-from schemac.schema import Schema
+from schemac.schema import Schema, all_of, any_of
 
 
 def lone_member(node: dict[str, Any]) -> int | None:
@@ -110,12 +110,5 @@ def _exclusive(branches: list[Schema], apart: set[tuple[int, int]], rest: dict[s
                     f"{exc.diagnostics[-1].message}",
                     hint="make the branches disjoint (e.g. a required discriminator property with distinct consts)",
                 ) from exc
-        if any(p is False for p in parts):
-            continue
-        kept = [p for p in parts if p is not True]
-        out.append(True if not kept else kept[0] if len(kept) == 1 else {"allOf": kept})
-    if not out:
-        return False
-    if any(p is True for p in out):
-        return True
-    return out[0] if len(out) == 1 else {"anyOf": out}
+        out.append(all_of(parts))
+    return any_of(out)

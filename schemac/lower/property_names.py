@@ -22,7 +22,7 @@ from schemac.diagnostics import reject
 from schemac.lower.support.context import LowerContext
 from schemac.lower.support.marks import NOT_PATTERN
 from schemac.regex import PatternError, ecma_search
-from schemac.schema import Schema, child_pointer
+from schemac.schema import Schema, all_of, child_pointer
 
 _STRING_KEYWORDS = frozenset({"type", "enum", "const", "pattern", "minLength", "maxLength"})
 
@@ -136,8 +136,7 @@ def lower(node: dict[str, Any], ctx: LowerContext) -> Schema:
             if k not in props and not matching:
                 parts.append(additional)
             parts += matching
-            parts = [p for p in parts if p is not True and p != {}]
-            closed[k] = True if not parts else parts[0] if len(parts) == 1 else {"allOf": parts}
+            closed[k] = all_of([p for p in parts if p != {}], keep_false=True)
         out.pop("patternProperties", None)
         out["properties"] = closed
         out["additionalProperties"] = False

@@ -18,7 +18,7 @@ write a subtree twice per level. Of the nodes merged into one object (through `a
 of `anyOf`s that an `allOf` joins made 4^k); the others keep the order of their `properties`,
 and the merged object's order interleaves its parts' (`lark_merge.interleave`). Copies in
 different branches of one `anyOf` never meet, so each keeps its order.
-`pipeline.emit_schema` applies it once, to the whole lowered schema, under `key_order="schema"`
+`schemac.emit.emit_written` applies it once, to the whole lowered schema, under `key_order="schema"`
 (and under "any" to objects past `lark_object_free`'s bound); "properties" skips it.
 """
 from __future__ import annotations

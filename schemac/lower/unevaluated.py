@@ -24,7 +24,7 @@ from typing import Any
 
 from schemac.diagnostics import reject
 from schemac.lower.support.context import LowerContext
-from schemac.schema import Schema, child_pointer, ref_name
+from schemac.schema import Schema, all_of, child_pointer, ref_name
 
 _KEYWORDS = ("unevaluatedProperties", "unevaluatedItems")
 
@@ -329,8 +329,8 @@ def lower(node: dict[str, Any], ctx: LowerContext) -> Schema:
     ctx.budget.reserve("entries", len(cases), ctx.pointer)
     branches: list[Schema] = []
     for guard, e in cases:
-        parts = [p for p in [an.lowered(k) for k in sorted(guard)] + [_check(e, node, an)] if p is not True and p != {}]
-        if False not in parts:
-            branches.append(True if not parts else parts[0] if len(parts) == 1 else {"allOf": parts})
+        branch = all_of([p for p in [an.lowered(k) for k in sorted(guard)] + [_check(e, node, an)] if p != {}])
+        if branch is not False:
+            branches.append(branch)
     generated = ctx.lower({"anyOf": branches} if branches else False)
     return {**out, "allOf": list(out.get("allOf", [])) + [generated]}

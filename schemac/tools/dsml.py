@@ -139,7 +139,7 @@ def _param_rule(rule: str, name: str, form: str, value: str | None) -> str:
 
 
 def _invoke_rules(fn: Function, budget: Budget) -> list[str]:
-    from schemac.emit.lark.writer import lark_rules_of
+    from schemac.emit import lark_rules_of
 
     params, defs = _params(fn)
     forms = [_form(sub, defs) for _, sub, _ in params]

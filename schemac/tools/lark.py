@@ -1,14 +1,14 @@
 """Pieces of llguidance Lark text for tool envelopes: string literals, the free-form `%json`
 embedding of `strict: false` arguments, and the split of a lowered schema from its definitions.
 
-They come from the emit backend (`schemac.emit.json_path`), under exactly the syntax policy of a
+They come from the emit backend (`schemac.emit`), under exactly the syntax policy of a
 top-level answer; answers and strict arguments are written by emit's own writer (`Emitted.rules`).
 """
 from __future__ import annotations
 
 from typing import Any
 
-from schemac.emit.json_path import embed, literal
+from schemac.emit import embed, literal
 from schemac.schema import Schema
 
 __all__ = ["embed", "literal", "split_defs"]

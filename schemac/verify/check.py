@@ -184,7 +184,7 @@ def every_order_promised(lowered: Any) -> bool:
     witnesses); this bounds all the root's in-place parts (and the definitions they refer to)
     together, since it does not recompute the merges: conservative, so a root past the bound is
     checked as under schema order and never reported for an order the policy does not promise."""
-    from schemac.emit.lark.object_free import within
+    from schemac.emit import within
     from schemac.lower.support.marks import WITNESS
     from schemac.schema import ref_name
 

@@ -22,7 +22,7 @@ from schemac.emit.lark.listed import literal_value
 from schemac.emit.lark.merge import CL, Unwritable
 from schemac.emit.lark.object_classes import plain_tail
 from schemac.lower.support.marks import MARK, MAX_ARRAY_STATES
-from schemac.schema import Schema
+from schemac.schema import Schema, all_of
 
 if TYPE_CHECKING:
     from schemac.emit.lark.writer import Writer
@@ -92,8 +92,7 @@ def write_array(w: "Writer", node: dict[str, Any], pointer: str) -> str | None:
                     continue
                 parts = [item(p)] + [c["schema"] for t, c in zip(chosen, constraints) if t]
                 parts += [c["not"] for t, c in zip(chosen, constraints) if not t and c["hi"] is not None]
-                parts = [x for x in parts if x is not True]
-                r = w.value(True if not parts else parts[0] if len(parts) == 1 else {"allOf": parts}, pointer)
+                r = w.value(all_of(parts, keep_false=True), pointer)
                 if r is not None:
                     found.append((r, q, tuple(n + t for n, t in zip(cs, chosen))))  # type: ignore[misc]
             moves[(p, cs)] = found

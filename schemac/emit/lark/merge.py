@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from schemac.json_key import json_key, member_keys
 from schemac.lower.support.marks import MARK, NOT_MULTIPLE, NOT_PATTERN, WITNESS
-from schemac.schema import Schema, ref_name
+from schemac.schema import Schema, all_of, ref_name
 
 if TYPE_CHECKING:
     from schemac.emit.lark.prune import Screen
@@ -90,27 +90,6 @@ def types_of(node: dict[str, Any]) -> list[str]:
     return [t] if isinstance(t, str) else list(t)
 
 
-def conj(parts: list[Schema]) -> Schema:
-    """The conjunction of `parts` as one schema: true parts dropped, bare allOf parts flattened
-    and equal parts kept once (conjunction is idempotent). Without that, merging an object with
-    itself (a `$ref` reached twice) doubles every property's schema at every level below."""
-    rest: list[Schema] = []
-    seen: set[str] = set()  # by repr, not ==: Python's == would merge `true` with `1`
-    stack = list(reversed(parts))
-    while stack:
-        p = stack.pop()
-        if isinstance(p, dict) and len(p) == 1 and isinstance(p.get("allOf"), list):
-            stack.extend(reversed(p["allOf"]))
-        elif p is False:
-            return False
-        elif p is not True:
-            key = repr(p)
-            if key not in seen:
-                seen.add(key)
-                rest.append(p)
-    return True if not rest else rest[0] if len(rest) == 1 else {"allOf": rest}
-
-
 def key_matches(pattern: str, key: str, pointer: str) -> bool:
     """Whether key pattern `pattern` matches `key` (the validator's ECMA-262 semantics); a
     pattern RE2 cannot run makes the object unwritable."""
@@ -136,7 +115,7 @@ def key_schema(node: dict[str, Any], key: str, pointer: str) -> Schema:
     if not found and key not in props:
         found.append(node.get("additionalProperties", True))
     found += [e["value"] for e in node.get(EVERY, ()) if key not in e["keys"] and not any(map(search, e["patterns"]))]
-    return conj(found)
+    return all_of(found, flatten=True)
 
 
 def merge_objects(a: dict[str, Any], b: dict[str, Any], pointer: str) -> dict[str, Any]:
@@ -163,14 +142,14 @@ def merge_objects(a: dict[str, Any], b: dict[str, Any], pointer: str) -> dict[st
             extras.append(extra)
     props: dict[str, Schema] = {}
     for key in interleave(list(a.get("properties", {})), list(b.get("properties", {}))):
-        props[key] = conj([_listed_part(a, key, pointer), _listed_part(b, key, pointer)])
+        props[key] = all_of([_listed_part(a, key, pointer), _listed_part(b, key, pointer)], flatten=True)
     out: dict[str, Any] = {}
     if props:
         out["properties"] = props
-    patterns = {p: conj([pa[p], pb[p]]) if p in pa and p in pb else pa.get(p, pb.get(p)) for p in [*pa, *pb]}
+    patterns = {p: all_of([pa[p], pb[p]], flatten=True) if p in pa and p in pb else pa.get(p, pb.get(p)) for p in [*pa, *pb]}
     if patterns:
         out["patternProperties"] = patterns
-    extra = conj(extras)
+    extra = all_of(extras, flatten=True)
     if extra is not True:
         out["additionalProperties"] = extra
     if every:
@@ -183,9 +162,9 @@ def merge_items(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     requires at position i (its prefixItems entry, else its items) conjoined."""
     pa, pb = list(a.get("prefixItems", [])), list(b.get("prefixItems", []))
     ra, rb = a.get("items", True), b.get("items", True)
-    prefix = [conj([pa[i] if i < len(pa) else ra, pb[i] if i < len(pb) else rb]) for i in range(max(len(pa), len(pb)))]
+    prefix = [all_of([pa[i] if i < len(pa) else ra, pb[i] if i < len(pb) else rb], flatten=True) for i in range(max(len(pa), len(pb)))]
     out: dict[str, Any] = {"prefixItems": prefix} if prefix else {}
-    rest = conj([ra, rb])
+    rest = all_of([ra, rb], flatten=True)
     if rest is not True:
         out["items"] = rest
     return out

@@ -21,10 +21,10 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from schemac.diagnostics import CompileError, reject
-from schemac.emit.lark.merge import (ALL_TYPES, NUMBER_KEYS, Unwritable, conj, conjuncts, meet, number_keywords,
+from schemac.emit.lark.merge import (ALL_TYPES, NUMBER_KEYS, Unwritable, conjuncts, meet, number_keywords,
                                      types_of)
 from schemac.lower.support.marks import NOT_MULTIPLE
-from schemac.schema import Schema
+from schemac.schema import Schema, all_of
 
 if TYPE_CHECKING:
     from schemac.emit.lark.writer import Writer
@@ -249,7 +249,7 @@ def numbers_apart(writer: "Writer", branches: list[Schema], pointer: str) -> tup
         live.append(a)
     if not rules or len(rules) == len(live):
         return None
-    rests = [(i, conj([b, {"type": NON_NUMBER}])) for i, (b, (_, others)) in enumerate(zip(branches, gathered)) if others]
+    rests = [(i, all_of([b, {"type": NON_NUMBER}], flatten=True)) for i, (b, (_, others)) in enumerate(zip(branches, gathered)) if others]
     return union_expr(writer, live, rules, pointer), rests
 
 

@@ -18,8 +18,8 @@ from itertools import product
 from typing import TYPE_CHECKING, Any, Callable
 
 from schemac.emit.json_path import key_literal
-from schemac.emit.lark.merge import EVERY, Unwritable, conj, key_matches
-from schemac.schema import Schema, child_pointer
+from schemac.emit.lark.merge import EVERY, Unwritable, key_matches
+from schemac.schema import Schema, all_of, child_pointer
 
 if TYPE_CHECKING:
     from schemac.emit.lark.writer import Writer
@@ -96,10 +96,10 @@ def extras(w: "Writer", node: dict[str, Any], taken_keys: list[str], pointer: st
         if w.admits(term) and (rule := w.value(schema, here)) is not None:
             out.append((term, schema, here, rule))
 
-    for key in literals:  # a `^name$` pattern's key: the conj of every pattern that matches it
+    for key in literals:  # a `^name$` pattern's key: the conjunction of every pattern that matches it
         matching = [p for p in patterns if p in literals[key] or key_matches(p, key, pointer)]
         bound = [e["value"] for e in every if not set(e["patterns"]) & set(matching)]
-        add("KS", key_literal(key), conj([patterns[p] for p in matching] + bound),
+        add("KS", key_literal(key), all_of([patterns[p] for p in matching] + bound, flatten=True),
             child_pointer(pointer, "patternProperties", literals[key][0]))
 
     for chosen in choices:
@@ -109,14 +109,14 @@ def extras(w: "Writer", node: dict[str, Any], taken_keys: list[str], pointer: st
             body += f" & ~({taken})"
         held = frozenset().union(*[signatures[i][1] for i in inside])
         first = groups[signatures[inside[0]]][0]
-        schema = conj([patterns[groups[signatures[i]][0]] for i in inside] + [e["value"] for j, e in enumerate(every) if j not in held])
+        schema = all_of([patterns[groups[signatures[i]][0]] for i in inside] + [e["value"] for j, e in enumerate(every) if j not in held], flatten=True)
         add("KS", body, schema, child_pointer(pointer, "patternProperties", first))
     extra = node.get("additionalProperties", True)
     if extra is not False:
         excluded = [taken] if taken else []
         excluded += list(names.values())
         body = canonical_string_terminal() + (" & ~(" + " | ".join(excluded) + ")" if excluded else "")
-        add("KA", body, conj([extra] + [e["value"] for e in every]), child_pointer(pointer, "additionalProperties"))
+        add("KA", body, all_of([extra] + [e["value"] for e in every], flatten=True), child_pointer(pointer, "additionalProperties"))
     return out
 
 
@@ -214,7 +214,7 @@ def witness_entry(w: "Writer", classes: list[Extra], keys: str, values: list[Sch
         return None
     alts = [f"{key} {w.ksep} {rule}" for term, schema, here, _ in classes
             if w.admits(key := w.terminal("KW", f"{term} & {keys}"))
-            and (rule := w.value(conj([schema, *values]), here)) is not None]
+            and (rule := w.value(all_of([schema, *values], flatten=True), here)) is not None]
     return w.alts(w.name("w"), alts)
 
 

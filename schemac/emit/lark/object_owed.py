@@ -17,10 +17,10 @@ from operator import or_
 from typing import TYPE_CHECKING, Any
 
 from schemac.emit.json_path import key_literal
-from schemac.emit.lark.merge import conj, key_schema
+from schemac.emit.lark.merge import key_schema
 from schemac.emit.lark.object_classes import (MAX_OBJECT_STATES, Extra, class_terminal, extras, in_class, key_bounds,
                                               listed, plain_tail, too_large, witness_entry)
-from schemac.schema import child_pointer
+from schemac.schema import all_of, child_pointer
 
 if TYPE_CHECKING:
     from schemac.emit.lark.writer import Writer
@@ -67,7 +67,7 @@ def owed_entries(w: "Writer", node: dict[str, Any], pointer: str, witnesses: lis
         schema = key_schema(node, k, pointer)
         can = sum(1 << j for j in range(n) if members[j](k))
         rules = {d: r for d in _subsets(can)
-                 if (r := w.value(conj([schema, *_values(witnesses, d)]), here)) is not None}
+                 if (r := w.value(all_of([schema, *_values(witnesses, d)], flatten=True), here)) is not None}
         if not rules:
             if k in required:
                 return None

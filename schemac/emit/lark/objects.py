@@ -24,13 +24,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from schemac.emit.json_path import key_literal
-from schemac.emit.lark.merge import conj, key_schema
+from schemac.emit.lark.merge import key_schema
 from schemac.emit.lark.object_classes import (MAX_OBJECT_STATES, class_terminal, extras, in_class, key_bounds, listed,
                                               plain_tail, too_large, witness_entry)
 from schemac.emit.lark.object_free import fits, write_free
 from schemac.emit.lark.object_owed import write_owed
 from schemac.lower.support.marks import WITNESS
-from schemac.schema import Schema, child_pointer
+from schemac.schema import Schema, all_of, child_pointer
 
 if TYPE_CHECKING:
     from schemac.emit.lark.writer import Writer
@@ -68,7 +68,7 @@ def _write(w: "Writer", node: dict[str, Any], pointer: str, witness: dict[str, A
     for k in keys:
         here = child_pointer(pointer, "properties", k)
         schema = key_schema(node, k, pointer)
-        rule = w.value(conj([schema, at[1]]) if at and k == at[0] else schema, here)
+        rule = w.value(all_of([schema, at[1]], flatten=True) if at and k == at[0] else schema, here)
         if rule is None:
             if k in required:
                 return None

@@ -38,7 +38,7 @@ from schemac.lower.negation.objects import additional_breaks, pattern_breaks, un
 from schemac.lower.negation.numbers import non_multiples, not_multiple, not_numbers
 from schemac.lower.negation.strings import FLAT_FROM, literal_complement, not_pattern, string_complement
 from schemac.numbers.exact import exact
-from schemac.schema import DEF_PREFIX, TYPES, Schema, ref_name
+from schemac.schema import DEF_PREFIX, Schema, TYPES, all_of, any_of, ref_name
 
 #: Prefix of generated definitions holding the complement of a bundle definition.
 NOT_PREFIX = "not~"
@@ -138,7 +138,7 @@ def _negate(s: Schema, ctx: LowerContext, dom: Domain) -> Schema:
         raise not_exact(ctx, "a `oneOf` whose branches may overlap")
     for kw in ("anyOf", "oneOf"):
         if kw in s:
-            disjuncts.append(_all([_negate(b, ctx, dom) for b in s[kw]]))
+            disjuncts.append(all_of([_negate(b, ctx, dom) for b in s[kw]]))
     if name is not None:
         disjuncts.append(_negate_ref_within(name, ctx, dom))
     return _any(disjuncts, ctx)
@@ -158,15 +158,6 @@ def _enum(values: list[Any]) -> Schema:
 def _type_value(types: set[str] | frozenset[str]) -> str | list[str]:
     ordered = [t for t in TYPES if t in types]
     return ordered[0] if len(ordered) == 1 else ordered
-
-
-def _all(parts: list[Schema]) -> Schema:
-    if any(p is False for p in parts):
-        return False
-    parts = [p for p in parts if p is not True]
-    if not parts:
-        return True
-    return parts[0] if len(parts) == 1 else {"allOf": parts}
 
 
 def _any(parts: list[Schema], ctx: LowerContext) -> Schema:
@@ -193,12 +184,9 @@ def _any(parts: list[Schema], ctx: LowerContext) -> Schema:
     if full >= BASE_TYPES:
         return True
     out: list[Schema] = ([{"type": _type_value(full)}] if full else []) + rest
-    if not out:
-        return False
-    if len(out) == 1:
-        return out[0]
-    ctx.budget.reserve("entries", len(out), ctx.pointer)
-    return {"anyOf": out}
+    if len(out) > 1:
+        ctx.budget.reserve("entries", len(out), ctx.pointer)
+    return any_of(out)
 
 
 def _negate_ref_within(name: str, ctx: LowerContext, dom: Domain) -> Schema:

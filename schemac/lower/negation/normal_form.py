@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from schemac.schema import ANNOTATION_KEYWORDS, Schema
+from schemac.schema import ANNOTATION_KEYWORDS, Schema, all_of, any_of
 
 #: Keywords a `not` operand may hold for the operand to be rewritten (besides annotations).
 _COMBINATORS = frozenset({"not", "allOf", "anyOf", "oneOf", "if", "then", "else"})
@@ -84,7 +84,7 @@ def negated(s: Schema) -> Schema:
         parts.append(_not_one_of(s["oneOf"]))
     if "if" in s:
         parts.append(_not_conditional(s["if"], s.get("then", True), s.get("else", True)))
-    return _any(parts)
+    return any_of(parts)
 
 
 def _not_one_of(branches: list[Schema]) -> Schema:
@@ -92,7 +92,7 @@ def _not_one_of(branches: list[Schema]) -> Schema:
     pairs = [
         _all([branches[i], branches[j]]) for i in range(len(branches)) for j in range(i + 1, len(branches))
     ]
-    return _any([_all([negated(b) for b in branches]), *pairs])
+    return any_of([_all([negated(b) for b in branches]), *pairs])
 
 
 def _not_conditional(guard: Schema, then: Schema, other: Schema) -> Schema:
@@ -127,15 +127,4 @@ def _all(parts: list[Schema]) -> Schema:
             kept.append({**p, "not": kept.pop(lone)["not"]} if lone is not None else p)  # type: ignore[index]
         else:
             kept.append(p)
-    if not kept:
-        return True
-    return kept[0] if len(kept) == 1 else {"allOf": kept}
-
-
-def _any(parts: list[Schema]) -> Schema:
-    if any(p is True for p in parts):
-        return True
-    kept = [p for p in parts if p is not False]
-    if not kept:
-        return False
-    return kept[0] if len(kept) == 1 else {"anyOf": kept}
+    return all_of(kept)
