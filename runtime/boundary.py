@@ -9,12 +9,12 @@ another request's row) or two entries on one row is one `BoundaryError`, the bit
 from __future__ import annotations
 
 import operator
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import Any, Sequence, TypeVar
 
 from schemac.runtime.errors import BoundaryError
 
-if TYPE_CHECKING:
-    from schemac.runtime.request import RequestState
+#: a request state: checked entries hand it back as it came
+State = TypeVar("State")
 
 INTEGER = "an integer (int, numpy integer or 0-d integer tensor)"
 
@@ -30,11 +30,11 @@ def integer(value: object) -> int | None:
 
 
 def checked_entries(
-    bitmask: Any, words: int, entries: "Sequence[tuple[RequestState, Any, Sequence[Any]]]"
-) -> "list[tuple[RequestState, int, Sequence[Any]]]":
+    bitmask: Any, words: int, entries: Sequence[tuple[State, Any, Sequence[Any]]]
+) -> list[tuple[State, int, Sequence[Any]]]:
     """The entries with int rows, once every row is inside `bitmask` and no two overlap."""
     check_bitmask(bitmask, words)
-    out: list[tuple[RequestState, int, Sequence[Any]]] = []
+    out: list[tuple[State, int, Sequence[Any]]] = []
     spans: list[tuple[int, int, int]] = []
     for n, entry in enumerate(entries):
         if not isinstance(entry, (tuple, list)) or len(entry) != 3:

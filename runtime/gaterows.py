@@ -41,7 +41,7 @@ def gate_row(tok: "TokenizerAdapter", matcher: Any, marker: bytes, gate: reasoni
 
     if gate.reasoning:
         bits = np.ones(32 * words, dtype=np.uint8)
-        for token, after in tok.crossing_tokens(marker, len(gate.tail)):
+        for token, after in _crossing_tokens(tok, marker, len(gate.tail)):
             split = reasoning.separate(0, after)
             bits[token] = split is not None and begins(split[1])
     else:
@@ -66,15 +66,30 @@ def _valid(tok: "TokenizerAdapter", matcher: Any, data: bytes) -> bool:
     return matcher.validate_tokens(toks) == len(toks)
 
 
+def _crossing_tokens(tok: "TokenizerAdapter", marker: bytes, pending: int) -> tuple[tuple[int, bytes], ...]:
+    """Tokens that complete `marker` when its first `pending` bytes were already emitted,
+    each with the bytes it carries past the marker (separator whitespace included; tokens
+    carrying none are left out). Computed once per tokenizer and marker prefix."""
+    head, last = marker[:pending], marker[-1:]
+    return tok.cached(("crossing", marker, pending), lambda: tuple(  # type: ignore[no-any-return]
+        (i, after)
+        for i in range(tok.vocab_size)
+        if last in tok.tokens[i] and (after := reasoning.after_marker(head + tok.tokens[i], marker))
+    ))
+
+
 def _spaced_groups(tok: "TokenizerAdapter") -> dict[tuple[int, bytes], tuple[Any, list[bytes]]]:
-    """The tokens that begin with whitespace, grouped by (whitespace bytes, first byte after
-    them): a group is decided at once unless its first byte may begin an answer (built once
-    per tokenizer; a 131k vocabulary has about 75,000 such tokens in a few hundred groups)."""
+    """The tokens that begin with JSON whitespace (the ones the reasoning separator decides
+    about), grouped by (whitespace bytes, first byte after them): a group is decided at once
+    unless its first byte may begin an answer (built once per tokenizer; a 131k vocabulary has
+    about 75,000 such tokens in a few hundred groups)."""
     import numpy as np
 
     def build() -> dict[tuple[int, bytes], tuple[Any, list[bytes]]]:
         groups: dict[tuple[int, bytes], tuple[list[int], list[bytes]]] = {}
-        for token, data in tok.spaced_tokens():
+        for token, data in enumerate(tok.tokens):
+            if not data[:1] or data[0] not in reasoning.JSON_WHITESPACE or token in tok.special_ids:
+                continue
             rest = data.lstrip(reasoning.JSON_WHITESPACE)
             ids, rests = groups.setdefault((len(data) - len(rest), rest[:1]), ([], []))
             ids.append(token)

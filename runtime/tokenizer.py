@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Hashable, Sequence
 
 from schemac.runtime.fingerprint import fingerprint
 from schemac.runtime.midtext import mid_text_backend
@@ -27,7 +27,7 @@ class TokenizerAdapter:
     vocab_size: int
     fingerprint: str
     ll: Any = field(repr=False, compare=False)
-    _crossing: dict[tuple[bytes, int], Any] = field(default_factory=dict, repr=False, compare=False)
+    _tables: dict[Hashable, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def token_bytes(self, token: int) -> bytes:
         """Visible bytes of a token; special tokens contribute nothing to the answer."""
@@ -42,38 +42,11 @@ class TokenizerAdapter:
         """Bytes a token spells for reasoning-marker detection (special tokens included)."""
         return self.tokens[token] if 0 <= token < self.vocab_size else b""
 
-    def crossing_tokens(self, marker: bytes, pending: int) -> tuple[tuple[int, bytes], ...]:
-        """Tokens that complete `marker` when its first `pending` bytes were already emitted,
-        each with the bytes it carries past the marker (separator whitespace included; tokens
-        carrying none are left out). Computed once per marker prefix."""
-        key = (marker, pending)
-        found = self._crossing.get(key)
-        if found is None:
-            from schemac.runtime.reasoning import after_marker
-
-            head, last = marker[:pending], marker[-1:]
-            found = tuple(
-                (i, after)
-                for i in range(self.vocab_size)
-                if last in self.tokens[i] and (after := after_marker(head + self.tokens[i], marker))
-            )
-            self._crossing[key] = found
-        return found
-
-    def spaced_tokens(self) -> tuple[tuple[int, bytes], ...]:
-        """Tokens whose visible bytes begin with JSON whitespace, with those bytes: the ones
-        the reasoning separator decides about (computed once)."""
-        from schemac.runtime.reasoning import JSON_WHITESPACE
-
-        return self.cached("spaced", lambda: tuple(
-            (i, t) for i, t in enumerate(self.tokens) if t[:1] and t[0] in JSON_WHITESPACE and i not in self.special_ids
-        ))
-
-    def cached(self, key: str, build: Callable[[], Any]) -> Any:
+    def cached(self, key: Hashable, build: Callable[[], Any]) -> Any:
         """A vocabulary-wide table computed once per tokenizer (`build()` on first use)."""
-        found = self._crossing.get((key.encode(), -1))
+        found = self._tables.get(key)
         if found is None:
-            found = self._crossing[(key.encode(), -1)] = build()
+            found = self._tables[key] = build()
         return found
 
 

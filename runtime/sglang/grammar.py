@@ -26,22 +26,32 @@ from __future__ import annotations
 
 import weakref
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, Sequence
 
 from sglang.srt.constrained.base_grammar_backend import BaseGrammarObject, GrammarRow
 
 if TYPE_CHECKING:
     import torch
 
-    from schemac.runtime.sglang.backend import SchemacGrammarBackend
-    from schemac.runtime import RequestState
+    from schemac.runtime import ReasoningConfig, RequestState
     from schemac.runtime.loader import CompiledGrammar
+
+
+class GrammarHost(Protocol):
+    """What a grammar object asks of the backend that made it (`backend.SchemacGrammarBackend`,
+    which imports this module)."""
+
+    eos_ids: frozenset[int]
+    speculative: bool
+    reasoning: "ReasoningConfig | None"
+
+    def new_state(self, compiled: "CompiledGrammar", reasoning_started: bool) -> "RequestState": ...
 
 
 class SchemacGrammar(BaseGrammarObject):
     """One request (or a cache template, which never gets a state of its own)."""
 
-    def __init__(self, backend: "SchemacGrammarBackend", compiled: "CompiledGrammar") -> None:
+    def __init__(self, backend: GrammarHost, compiled: "CompiledGrammar") -> None:
         super().__init__()
         self.backend, self.compiled = backend, compiled
         self.artifact = compiled.artifact

@@ -231,12 +231,16 @@ def verify_schema(schema: Any, *, depth: int = DEFAULT_DEPTH, max_nodes: int = D
     canonical objects must be admitted in every key order (`every_order_promised`). `live`:
     check every walked prefix (of at most `live_depth` tokens, default `depth`) for liveness
     too (`live.Search`: `live_bound` more tokens, `live_nodes` nodes per prefix)."""
-    import schemac
+    from schemac.diagnostics import CompileError
+    from schemac.front.resolve.files import RefSource
+    from schemac.pipeline import compile_schema
 
     started = time.monotonic()
+    # `schemac.compile`'s own reading of its file options (the package root imports this module)
+    refs = RefSource.of(*(compile_options.pop(k, None) for k in ("path", "ref_root", "ref_map")))
     try:
-        artifact = schemac.compile(schema, use_cache=False, key_order=key_order, **compile_options)
-    except schemac.CompileError as exc:
+        artifact = compile_schema(schema, use_cache=False, key_order=key_order, refs=refs, **compile_options)
+    except CompileError as exc:
         report = VerifyReport(status="rejected", depth=depth, diagnostics=list(exc.diagnostics))
         report.seconds = time.monotonic() - started
         return report

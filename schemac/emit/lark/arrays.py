@@ -15,17 +15,16 @@ checked here by the final validator), and `, ` is offered only where a further i
 from __future__ import annotations
 
 from itertools import product
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from schemac.diagnostics import reject
 from schemac.emit.lark.listed import literal_value
 from schemac.emit.lark.merge import CL, Unwritable
 from schemac.emit.lark.object_classes import plain_tail
+from schemac.emit.lark.rulebook import RuleBook
 from schemac.lower.support.marks import MARK, MAX_ARRAY_STATES
 from schemac.schema import Schema, all_of
 
-if TYPE_CHECKING:
-    from schemac.emit.lark.writer import Writer
 
 #: At most this many contains constraints on one array (items are split by subsets of them).
 MAX_CONTAINS = 4
@@ -33,7 +32,7 @@ MAX_CONTAINS = 4
 MAX_UNIQUE_VALUES = 64
 
 
-def write_array(w: "Writer", node: dict[str, Any], pointer: str) -> str | None:
+def write_array(w: RuleBook, node: dict[str, Any], pointer: str) -> str | None:
     """The rule body for `node`'s array keywords (an array value), or None when none is valid."""
     prefix: list[Schema] = list(node.get("prefixItems", []))
     rest: Schema = node.get("items", True)
@@ -120,7 +119,7 @@ def write_array(w: "Writer", node: dict[str, Any], pointer: str) -> str | None:
     return " | ".join(start) if start else None
 
 
-def _repeated(w: "Writer", rest: Schema, lo: int, hi: int | None, pointer: str) -> str | None:
+def _repeated(w: RuleBook, rest: Schema, lo: int, hi: int | None, pointer: str) -> str | None:
     """Arrays of `lo` to `hi` items all in `rest`, as one counted Lark repetition: a chain of one
     rule per position (the general writer's form) would be as deep as `minItems`, and llguidance
     compiles rule chains recursively (`lark_depth`); its repetitions it does not."""
@@ -128,7 +127,7 @@ def _repeated(w: "Writer", rest: Schema, lo: int, hi: int | None, pointer: str) 
     return None if items is None else f'"[" {items} "]"'
 
 
-def _unique(w: "Writer", domains: list[list[Any]], prefix: list[Schema], rest: Schema, lo: int,
+def _unique(w: RuleBook, domains: list[list[Any]], prefix: list[Schema], rest: Schema, lo: int,
             hi: int | None, pointer: str) -> str | None:
     """`domains`: the values of each prefix position, then those of every later item. Position
     p's values are filtered through its item schema; `t_p` (what follows an item at p) offers

@@ -6,14 +6,13 @@ budget step per value and member.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from schemac.emit.json_path import key_literal
 from schemac.emit.lark.listed_numbers import LITERAL_RUN, SPELLED_MEMBERS, listed_numbers_regex, scalar_literal
+from schemac.emit.lark.rulebook import RuleBook
 from schemac.numbers.exact import is_number
 
-if TYPE_CHECKING:
-    from schemac.emit.lark.writer import Writer
 
 
 def reorderable(value: Any) -> bool:
@@ -21,7 +20,7 @@ def reorderable(value: Any) -> bool:
     return isinstance(value, dict) and len(value) > 1
 
 
-def listed(w: Writer, node: dict[str, Any], whole: dict[str, Any]) -> str | None:
+def listed(w: RuleBook, node: dict[str, Any], whole: dict[str, Any]) -> str | None:
     """A node with `const`/`enum`: exactly the listed values that satisfy all of `node`
     (the final validator decides, on the schema as written, its scalar markers such as
     `NOT_MULTIPLE` rewritten into the standard keywords they stand for), each written exactly;
@@ -34,7 +33,7 @@ def listed(w: Writer, node: dict[str, Any], whole: dict[str, Any]) -> str | None
     if len(node) == 1 and ("const" in node or "enum" in node):
         kept = values  # a bare list: every member satisfies it (duplicates merge in the trie)
     else:
-        defs = w._defs_of(node)  # only those it reaches: the rewrite walks what it is given
+        defs = w.defs_of(node)  # only those it reaches: the rewrite walks what it is given
         check = lowered_validator({**node, "$defs": defs} if defs else node)
         kept = []
         for v in values:
@@ -52,7 +51,7 @@ def listed(w: Writer, node: dict[str, Any], whole: dict[str, Any]) -> str | None
     return " | ".join(dict.fromkeys(alts)) if alts else None
 
 
-def literal_value(w: Writer, value: Any, pointer: str) -> str | None:
+def literal_value(w: RuleBook, value: Any, pointer: str) -> str | None:
     """A Lark expression for exactly the policy spellings of one JSON value: strings and
     keys canonical, numbers every policy spelling of that exact value (`1`, `1.0`, ...),
     members in the value's own order, or under `key_order="any"` an object as the object

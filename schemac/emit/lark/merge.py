@@ -10,14 +10,14 @@ A second `anyOf` waits in `allOf` and is distributed after the first.
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from schemac.json_key import json_key, member_keys
 from schemac.lower.support.marks import MARK, NOT_MULTIPLE, NOT_PATTERN, WITNESS
 from schemac.schema import Schema, all_of, ref_name
 
 if TYPE_CHECKING:
-    from schemac.emit.lark.prune import Screen
+    from schemac.budget import Budget
 
 #: The writer's own key: the contains constraints of one array, from any number of allOf parts.
 CL = " contains"
@@ -269,7 +269,16 @@ def conjuncts(node: Schema, defs: dict[str, Any], pointer: str, depth: int, out:
             out.append({k: v})
 
 
-def merged(node: dict[str, Any], defs: dict[str, Any], pointer: str, screen: "Screen") -> dict[str, Any]:
+class DeadScreen(Protocol):
+    """What `merged` asks of the writer's dead-branch screen (`prune.Screen`, which builds on
+    this module's merging)."""
+
+    budget: Budget | None
+
+    def dead(self, parts: list[Schema], depth: int = 0) -> bool: ...
+
+
+def merged(node: dict[str, Any], defs: dict[str, Any], pointer: str, screen: DeadScreen) -> dict[str, Any]:
     """`node` as one node the writer reads: its conjuncts merged where exact, or, at its first
     anyOf/oneOf, `{"anyOf": [...]}` with every other conjunct distributed into each branch (in
     place: the branch's keys take their written turn in `interleave`)."""

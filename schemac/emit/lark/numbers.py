@@ -18,16 +18,15 @@ as one automaton, the union of their sets (`number_atoms`), and the branches wit
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from schemac.diagnostics import CompileError, reject
 from schemac.emit.lark.merge import (ALL_TYPES, NUMBER_KEYS, Unwritable, conjuncts, meet, number_keywords,
                                      types_of)
+from schemac.emit.lark.rulebook import RuleBook
 from schemac.lower.support.marks import NOT_MULTIPLE
 from schemac.schema import Schema, all_of
 
-if TYPE_CHECKING:
-    from schemac.emit.lark.writer import Writer
 
 #: keyword -> number_regex's parameter name
 _PARAMS = {"minimum": "minimum", "maximum": "maximum", "exclusiveMinimum": "exclusive_minimum",
@@ -90,7 +89,7 @@ def _too_large(pointer: str) -> Exception:
                   hint="simplify `multipleOf`/`not multipleOf` (a step with a factor prime to 10 costs that many states)")
 
 
-def number_expr(writer: "Writer", node: dict[str, Any], integer: bool, pointer: str) -> str | None:
+def number_expr(writer: RuleBook, node: dict[str, Any], integer: bool, pointer: str) -> str | None:
     """A Lark expression (a terminal or rule name of `writer`) for the numbers `node`'s numeric
     keywords admit, or None when no number satisfies them.
 
@@ -140,7 +139,7 @@ MAX_ATOMS = 256
 VALUES_STEPS_PER_VALUE = 16
 
 
-def number_atoms(writer: "Writer", node: Schema, depth: int = 0) -> tuple[list[Atom], bool] | None:
+def number_atoms(writer: RuleBook, node: Schema, depth: int = 0) -> tuple[list[Atom], bool] | None:
     """The numbers `node` admits, exactly, as a union of atoms, and whether it may admit a value
     that is no number (an over-approximation); None where they are not known (a `oneOf`, deep
     nesting). Reads only what binds numbers (types, numeric keywords, listed values, anyOf), so
@@ -177,7 +176,7 @@ def number_atoms(writer: "Writer", node: Schema, depth: int = 0) -> tuple[list[A
     return [("range", integer, _params(keys))], others
 
 
-def _distributed(writer: "Writer", parts: list[Schema], j: int, depth: int) -> tuple[list[Atom], bool] | None:
+def _distributed(writer: RuleBook, parts: list[Schema], j: int, depth: int) -> tuple[list[Atom], bool] | None:
     """`number_atoms` of the conjunction `parts` whose j-th part is an anyOf: the union over its
     branches, each conjoined with the other parts (those the screen proves empty left out)."""
     if depth >= MAX_NESTING:
@@ -198,7 +197,7 @@ def _distributed(writer: "Writer", parts: list[Schema], j: int, depth: int) -> t
     return atoms, others
 
 
-def _listed_atoms(writer: "Writer", parts: list[Schema], listed: list[Any]) -> tuple[list[Atom], bool]:
+def _listed_atoms(writer: RuleBook, parts: list[Schema], listed: list[Any]) -> tuple[list[Atom], bool]:
     """The listed values that satisfy every part (the final validator decides, as for `lark_listed.listed`)."""
     from schemac.lower.support.scalar_marks import lowered_validator
     from schemac.numbers.exact import is_number
@@ -206,7 +205,7 @@ def _listed_atoms(writer: "Writer", parts: list[Schema], listed: list[Any]) -> t
     if not any(map(is_number, listed)):
         return [], True
     whole: dict[str, Any] = {"allOf": parts}
-    defs = writer._defs_of(whole)  # only those it reaches: the marker rewrite walks what it is given
+    defs = writer.defs_of(whole)  # only those it reaches: the marker rewrite walks what it is given
     check = lowered_validator({**whole, "$defs": defs} if defs else whole)
     kept = []
     for v in listed:
@@ -220,7 +219,7 @@ def _listed_atoms(writer: "Writer", parts: list[Schema], listed: list[Any]) -> t
     return atoms, any(not is_number(v) for v in kept)
 
 
-def numbers_apart(writer: "Writer", branches: list[Schema], pointer: str) -> tuple[str, list[tuple[int, Schema]]] | None:
+def numbers_apart(writer: RuleBook, branches: list[Schema], pointer: str) -> tuple[str, list[tuple[int, Schema]]] | None:
     """Where the numbers of `branches` (alternatives at one value position) mix the rules form
     with one-lexeme forms: (one expression for all their numbers, and (index, the branch without
     its numbers) for each branch that may admit something else). None where the branches are
@@ -266,7 +265,7 @@ def _has_rules(atom: Atom) -> bool:
         return False
 
 
-def union_expr(writer: "Writer", atoms: list[Atom], rules: list[Atom], pointer: str) -> str:
+def union_expr(writer: RuleBook, atoms: list[Atom], rules: list[Atom], pointer: str) -> str:
     """One Lark expression for the union of the atoms' numbers (no `ALL` among them; `rules`
     those whose own regex is too long): one automaton, as a terminal where its regex fits (tried
     only where the union is smaller than each of `rules`: a residue a branch carries makes the
@@ -318,7 +317,7 @@ def _atom_dfa(atom: Atom, pointer: str) -> Any:
         raise _too_large(pointer) from None
 
 
-def _dfa_expr(writer: "Writer", dfa: Any, try_regex: bool) -> str | None:
+def _dfa_expr(writer: RuleBook, dfa: Any, try_regex: bool) -> str | None:
     """A terminal for `dfa` where its regex is tried and fits, else its rules; None when neither."""
     from schemac.numbers.exact import MAX_REGEX_CHARS, MAX_REGEX_STATES
     from schemac.numbers.dfa import TooLarge
@@ -334,7 +333,7 @@ def _dfa_expr(writer: "Writer", dfa: Any, try_regex: bool) -> str | None:
     return _rules(writer, dfa)
 
 
-def _rules(writer: "Writer", dfa: Any) -> str | None:
+def _rules(writer: RuleBook, dfa: Any) -> str | None:
     """`dfa` as number rules of `writer` (a fresh rule name), or None past llguidance's depth."""
     from schemac.numbers.exact import dfa_rules
 

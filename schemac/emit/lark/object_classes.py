@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import json
 from itertools import product
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 from schemac.emit.json_path import key_literal
 from schemac.emit.lark.merge import EVERY, Unwritable, key_matches
+from schemac.emit.lark.rulebook import RuleBook
 from schemac.schema import Schema, all_of, child_pointer
 
-if TYPE_CHECKING:
-    from schemac.emit.lark.writer import Writer
 
 #: At most this many key classes from pattern groups on one object (keys are split by the subset
 #: of groups they match: 2^n - 1 classes for n groups, of which only those some key is in count),
@@ -44,7 +43,7 @@ def listed(node: dict[str, Any]) -> list[str]:
     return list(node.get("properties", {})) + [k for k in required if k not in node.get("properties", {})]
 
 
-def extras(w: "Writer", node: dict[str, Any], taken_keys: list[str], pointer: str) -> list[Extra]:
+def extras(w: RuleBook, node: dict[str, Any], taken_keys: list[str], pointer: str) -> list[Extra]:
     """One entry per class of keys beyond the listed ones whose values some value satisfies."""
     from schemac.regex import canonical_string_terminal, json_string_terminal
 
@@ -90,7 +89,7 @@ def extras(w: "Writer", node: dict[str, Any], taken_keys: list[str], pointer: st
     out: list[Extra] = []
 
     def add(prefix: str, body: str, schema: Schema, here: str) -> None:
-        """One class, unless no key is in it (`Writer.admits`: an empty key terminal written
+        """One class, unless no key is in it (`RuleBook.admits`: an empty key terminal written
         into a rule is a dead end) or no value satisfies its schema."""
         term = w.terminal(prefix, body)
         if w.admits(term) and (rule := w.value(schema, here)) is not None:
@@ -120,7 +119,7 @@ def extras(w: "Writer", node: dict[str, Any], taken_keys: list[str], pointer: st
     return out
 
 
-def extra_keys(w: "Writer", classes: list[Extra]) -> int | None:
+def extra_keys(w: RuleBook, classes: list[Extra]) -> int | None:
     """How many distinct keys the extras `classes` hold together, or None when unbounded or more
     than `MAX_COUNTED_KEYS`. A key terminal matches one canonical spelling per key and the
     classes are disjoint, so counting their texts counts keys. The grammar counts entries, not
@@ -135,7 +134,7 @@ def extra_keys(w: "Writer", classes: list[Extra]) -> int | None:
     return total
 
 
-def key_bounds(w: "Writer", classes: list[Extra], listed_keys: int, lo: int, hi: int | None) -> tuple[int, int | None]:
+def key_bounds(w: RuleBook, classes: list[Extra], listed_keys: int, lo: int, hi: int | None) -> tuple[int, int | None]:
     """(minProperties, maxProperties) of an object with `listed_keys` writable listed keys and
     extras `classes`, maxProperties lowered to the keys that exist where the count can reach
     past the listed keys and the extras are finite (`extra_keys`); lo > hi then means no object
@@ -190,7 +189,7 @@ def in_class(witness: dict[str, Any], pointer: str) -> Callable[[str], bool]:
     return lambda key: key not in cls["keys"] and not any(key_matches(p, key, pointer) for p in cls["patterns"])
 
 
-def class_terminal(w: "Writer", witness: dict[str, Any], pointer: str) -> str:
+def class_terminal(w: RuleBook, witness: dict[str, Any], pointer: str) -> str:
     """A terminal of the canonical spellings of the keys in `witness`'s key class."""
     from schemac.regex import PatternError, canonical_string_terminal, json_string_terminal
 
@@ -204,11 +203,11 @@ def class_terminal(w: "Writer", witness: dict[str, Any], pointer: str) -> str:
     return w.terminal("KW", canonical_string_terminal() + (" & ~(" + " | ".join(excluded) + ")" if excluded else ""))
 
 
-def witness_entry(w: "Writer", classes: list[Extra], keys: str, values: list[Schema]) -> str | None:
+def witness_entry(w: RuleBook, classes: list[Extra], keys: str, values: list[Schema]) -> str | None:
     """A rule for one extra entry that discharges witnesses: per extras class, a key in that class
     and in `keys` (a terminal expression of the witness classes), its value in the class's schema
     and every one of `values`; None when no such entry exists. A class whose keys miss the
-    witness classes (an empty intersection, `Writer.admits`) gives no alternative: written, it
+    witness classes (an empty intersection, `RuleBook.admits`) gives no alternative: written, it
     would let the model open an object that can never close (`Handwritten---pnmp3`)."""
     if not w.admits_body(keys):  # the witness classes alone meet nowhere: one probe, not one per class
         return None
@@ -218,7 +217,7 @@ def witness_entry(w: "Writer", classes: list[Extra], keys: str, values: list[Sch
     return w.alts(w.name("w"), alts)
 
 
-def plain_tail(w: "Writer", name: str, item: str | None, s: int, need: int, room: int | None) -> str | None:
+def plain_tail(w: RuleBook, name: str, item: str | None, s: int, need: int, room: int | None) -> str | None:
     """Rule `name`: `need` to `room` (None: unbounded) entries `item` (None: there are none)
     separated by SEP and led by one when `s`, as one counted repetition (an object's plain extra
     entries, an array's items); None when no such run exists."""

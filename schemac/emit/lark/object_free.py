@@ -15,14 +15,13 @@ object keeps schema order (narrower, never wider than the schema).
 from __future__ import annotations
 
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from schemac.emit.json_path import key_literal
 from schemac.emit.lark.object_classes import extras, key_bounds, listed
 from schemac.emit.lark.object_owed import MAX_WITNESSES, owed_entries, owed_extras
+from schemac.emit.lark.rulebook import RuleBook
 
-if TYPE_CHECKING:
-    from schemac.emit.lark.writer import Writer
 
 #: At most this many listed keys in an object written in any order (2^n states).
 MAX_FREE_KEYS = 6
@@ -48,7 +47,7 @@ def fits(node: dict[str, Any], witnesses: int) -> bool:
     return within(len(listed(node)), int(hi) if hi is not None else int(node.get("minProperties", 0)), witnesses)
 
 
-def write_free(w: "Writer", node: dict[str, Any], pointer: str, witnesses: list[dict[str, Any]]) -> str | None:
+def write_free(w: RuleBook, node: dict[str, Any], pointer: str, witnesses: list[dict[str, Any]]) -> str | None:
     """`node`'s object with its entries in any order and every one of `witnesses` discharged
     (distinct), or None when no object is valid. The caller checks `fits` first."""
     full = (1 << len(witnesses)) - 1

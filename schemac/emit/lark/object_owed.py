@@ -14,16 +14,15 @@ from __future__ import annotations
 
 from functools import reduce
 from operator import or_
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from schemac.emit.json_path import key_literal
 from schemac.emit.lark.merge import key_schema
 from schemac.emit.lark.object_classes import (MAX_OBJECT_STATES, Extra, class_terminal, extras, in_class, key_bounds,
                                               listed, plain_tail, too_large, witness_entry)
+from schemac.emit.lark.rulebook import RuleBook
 from schemac.schema import all_of, child_pointer
 
-if TYPE_CHECKING:
-    from schemac.emit.lark.writer import Writer
 
 #: At most this many distinct witnesses on one object (an entry's alternatives grow as 2^n).
 MAX_WITNESSES = 6
@@ -54,7 +53,7 @@ def _fewest(n: int, usable: list[int]) -> list[float]:
 Entry = tuple[str, dict[int, str], bool]
 
 
-def owed_entries(w: "Writer", node: dict[str, Any], pointer: str, witnesses: list[dict[str, Any]]) -> list[Entry] | None:
+def owed_entries(w: RuleBook, node: dict[str, Any], pointer: str, witnesses: list[dict[str, Any]]) -> list[Entry] | None:
     """`node`'s listed keys that some value satisfies, each with one value rule per set of
     `witnesses` it can discharge (its key in their classes, its value also in theirs); None when
     a required key has no valid value."""
@@ -76,7 +75,7 @@ def owed_entries(w: "Writer", node: dict[str, Any], pointer: str, witnesses: lis
     return entries
 
 
-def owed_extras(w: "Writer", classes: list[Extra], pointer: str, witnesses: list[dict[str, Any]]) -> dict[int, str]:
+def owed_extras(w: RuleBook, classes: list[Extra], pointer: str, witnesses: list[dict[str, Any]]) -> dict[int, str]:
     """Per non-empty set of `witnesses`: a rule for one extra entry (in one of `classes`) that
     discharges them all, where one exists."""
     if not classes:
@@ -95,7 +94,7 @@ def _values(witnesses: list[dict[str, Any]], d: int) -> list[Any]:
     return [x["value"] for j, x in enumerate(witnesses) if d >> j & 1]
 
 
-def write_owed(w: "Writer", node: dict[str, Any], pointer: str, witnesses: list[dict[str, Any]]) -> str | None:
+def write_owed(w: RuleBook, node: dict[str, Any], pointer: str, witnesses: list[dict[str, Any]]) -> str | None:
     """`node`'s object with every one of `witnesses` (two or more, distinct) discharged."""
     n = len(witnesses)
     full = (1 << n) - 1

@@ -21,7 +21,7 @@ object are tracked as the set still owed (`lark_object_owed`).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from schemac.emit.json_path import key_literal
 from schemac.emit.lark.merge import key_schema
@@ -29,14 +29,13 @@ from schemac.emit.lark.object_classes import (MAX_OBJECT_STATES, class_terminal,
                                               plain_tail, too_large, witness_entry)
 from schemac.emit.lark.object_free import fits, write_free
 from schemac.emit.lark.object_owed import write_owed
+from schemac.emit.lark.rulebook import RuleBook
 from schemac.lower.support.marks import WITNESS
 from schemac.schema import Schema, all_of, child_pointer
 
-if TYPE_CHECKING:
-    from schemac.emit.lark.writer import Writer
 
 
-def write_object(w: "Writer", node: dict[str, Any], pointer: str) -> str | None:
+def write_object(w: RuleBook, node: dict[str, Any], pointer: str) -> str | None:
     """The rule body for `node`'s object keywords (an object value), or None when none is valid."""
     seen: dict[str, dict[str, Any]] = {}
     for witness in node.get(WITNESS, ()):
@@ -57,7 +56,7 @@ def write_object(w: "Writer", node: dict[str, Any], pointer: str) -> str | None:
     return " | ".join(found) if found else None
 
 
-def _write(w: "Writer", node: dict[str, Any], pointer: str, witness: dict[str, Any] | None,
+def _write(w: RuleBook, node: dict[str, Any], pointer: str, witness: dict[str, Any] | None,
            at: tuple[str, Schema] | None, copies: int) -> str | None:
     """`node`'s object: with `at` = (k, V), listed key k present with its value also in V; with
     `witness`, some extra entry is in its key class with its value in its value schema;
@@ -118,7 +117,7 @@ def _write(w: "Writer", node: dict[str, Any], pointer: str, witness: dict[str, A
     return None if start is None else f"\"{{\" {start} \"}}\""
 
 
-def _witnessed(w: "Writer", item: str, wit: str, s: int, need: int, room: int | None) -> list[str]:
+def _witnessed(w: RuleBook, item: str, wit: str, s: int, need: int, room: int | None) -> list[str]:
     """Extra entries, at least one of them `wit`, `need` to `room` of them in all (None: no
     upper bound), led by a separator when `s`; split by the number i of entries before `wit`."""
     if room is not None and room < max(need, 1):

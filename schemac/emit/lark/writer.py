@@ -23,8 +23,8 @@ from schemac.emit.lark.listed import listed, reorderable
 from schemac.emit.lark.merge import (CL, NUMBER_KEYS, OBJECT_KEYS, ONE_OF, STRING_KEYS, STRINGS, Unwritable,
                                      merged, types_of)
 from schemac.emit.lark.numbers import constrained, number_expr, numbers_apart
-from schemac.emit.lark.prune import Screen
 from schemac.emit.lark.objects import write_object
+from schemac.emit.lark.rulebook import RuleBook, identifiers
 from schemac.emit.lark.strings import exact_strings, lexer_limit, string_terminal
 from schemac.lower.support.marks import MARK, NOT_PATTERN, WITNESS, marked
 from schemac.native import on_big_stack
@@ -112,7 +112,7 @@ def _grammar_error(body: str) -> str | None:
     return (messages[0] if messages else "unknown error") if is_error else None
 
 
-class Writer:
+class Writer(RuleBook):
     """Builds the rules of one grammar; `value` returns the rule name for a schema (memoised).
 
     With `check_unsat`, every `%json` embedding is first tried alone, so one that accepts
@@ -122,34 +122,16 @@ class Writer:
 
     def __init__(self, defs: dict[str, Any], check_unsat: bool, prefix: str = "", budget: Budget | None = None,
                  key_order: str = "schema") -> None:
-        self.defs = defs
-        #: "schema"/"properties" (listed keys in the order of `properties`, then extras: under
-        #: "schema" `emit` has already written each node whose `required` states another order
-        #: as an anyOf of both) or "any" (`lark_object_free`)
-        self.key_order = key_order
-        #: the schema's budget: its steps and grammar size are checked while rules are written
-        self.budget = budget or Budget()
-        self.spelled = 0  # listed members written as their own lexemes (`lark_listed.literal_value`)
+        super().__init__(defs, prefix, budget, key_order)
         self._sized = 0  # rules whose bytes are counted in `_bytes`
         self._bytes = 0
-        self.prefix = prefix
-        #: the item and key separator terminals (the syntax policy), named for this writer
-        self.sep, self.ksep = f"{prefix.upper()}SEP", f"{prefix.upper()}KSEP"
         self.check_unsat = check_unsat
-        self.rules: list[str] = []
-        #: terminal name → its expression; expression → whether it matches some text (`admits`)
-        self.bodies: dict[str, str] = {}
-        self.admitted: dict[str, bool] = {}
-        self.counted: dict[tuple[str, int], int | None] = {}
-        self.memo: dict[str, str | None] = {}
         #: definition rules whose body is being written → whether a reference to one was handed out
         self.open_definitions: dict[str, bool] = {}
         #: id(node) -> (node, whether it needs Lark); the node is kept so its id stays its own
         self.needs_memo: dict[int, tuple[Any, bool]] = {}
-        self.screen = Screen(defs, self.budget)
         #: (terminal, its node) for every negated-pattern string terminal written (`lexer_limit`)
         self.negated: list[tuple[str, dict[str, Any]]] = []
-        self.count = 0
         # which definitions reach a node that needs Lark (through other definitions): a fixpoint
         self.def_needs = {n: needs_lark(body, key_order) for n, body in defs.items()}
         refs = {n: set(_refs(body)) for n, body in defs.items()}
@@ -159,75 +141,6 @@ class Writer:
             for n in defs:
                 if not self.def_needs[n] and any(self.def_needs.get(r, False) for r in refs[n]):
                     self.def_needs[n] = changed = True
-
-    # -- helpers used by the node writers ----------------------------------------------------
-    def name(self, prefix: str) -> str:
-        """A fresh rule name (a terminal name when `prefix` is upper case)."""
-        self.count += 1
-        own = self.prefix.upper() if prefix.isupper() else self.prefix
-        return f"{own}{prefix}{self.count}"
-
-    def alts(self, name: str, alts: list[str]) -> str | None:
-        """Define rule `name` as the alternatives `alts`; None (and no rule) when there are none."""
-        if not alts:
-            return None
-        self.rules.append(f"{name}: " + "\n    | ".join(alts))
-        return name
-
-    def terminal(self, prefix: str, body: str) -> str:
-        """A named terminal for the Lark terminal expression `body` (one per distinct body)."""
-        key = "t" + body
-        if key not in self.memo:
-            name = self.name(prefix)
-            self.rules.append(f"{name}: {body}")
-            self.memo[key] = name
-            self.bodies[name] = body
-        return str(self.memo[key])
-
-    def admits(self, name: str) -> bool:
-        """Whether terminal `name` matches some text (`lark_probe.terminal_admits`, memoised).
-
-        A rule that reaches an empty terminal is a dead end: llguidance admits every byte up
-        to it and then nothing (`NoExtensionBias`, only EOS allowed), so an engine returns the
-        unfinished text. Only intersections and complements (`&`, `~`) can be empty where
-        their parts are not, so only those are probed; the rest are non-empty by construction."""
-        return self.admits_body(self.bodies[name])
-
-    def admits_body(self, body: str) -> bool:
-        """`admits` for a terminal expression over this writer's terminals (memoised by text)."""
-        if body not in self.admitted:
-            definitions = self.definitions(body)
-            if not any("&" in text or "~" in text for text in [body, *definitions]):
-                self.admitted[body] = True
-            else:
-                from schemac.emit.lark.probe import terminal_admits
-
-                self.budget.step("")
-                self.admitted[body] = terminal_admits(body, definitions)
-        return self.admitted[body]
-
-    def strings(self, name: str, limit: int) -> int | None:
-        """How many texts terminal `name` matches (`lark_probe.terminal_strings`, memoised);
-        None when unbounded or more than `limit`."""
-        key = (name, limit)
-        if key not in self.counted:
-            from schemac.emit.lark.probe import terminal_strings
-
-            self.budget.step("")
-            self.counted[key] = terminal_strings(self.bodies[name], self.definitions(name), limit)
-        return self.counted[key]
-
-    def definitions(self, body: str) -> list[str]:
-        """The `NAME: expr` lines of the terminals the expression `body` (or a terminal's name)
-        names, at any depth (what a probe grammar holding that one expression needs)."""
-        needed: list[str] = []
-        todo = [self.bodies.get(body, body)]
-        while todo:
-            for word in _identifiers(todo.pop()):
-                if word in self.bodies and word not in needed:
-                    needed.append(word)
-                    todo.append(self.bodies[word])
-        return [f"{n}: {self.bodies[n]}" for n in needed]
 
     @staticmethod
     def key_of(node: Schema) -> str:
@@ -245,27 +158,12 @@ class Writer:
             hit = self.needs_memo[id(node)] = (node, needs_lark(node, self.key_order) or any(self.def_needs.get(r, False) for r in _refs(node)))
         return hit[1]
 
-    def _defs_of(self, node: Any) -> dict[str, Any]:
-        found: dict[str, Any] = {}
-        stack = [node]
-        while stack:
-            cur = stack.pop()
-            if isinstance(cur, dict):
-                name = ref_name(cur)
-                if name is not None and name in self.defs and name not in found:
-                    found[name] = self.defs[name]
-                    stack.append(self.defs[name])
-                stack.extend(cur.values())
-            elif isinstance(cur, list):
-                stack.extend(cur)
-        return found
-
     def embed(self, node: Schema) -> str | None:
         """A rule for a schema needing no Lark as `%json`, or None when no value satisfies it."""
         key = "j" + json.dumps(node, default=str)  # key order kept: it is the answers' order
         if key in self.memo:
             return self.memo[key]
-        body = embed(node, self._defs_of(node))
+        body = embed(node, self.defs_of(node))
         if json.dumps(MARK) in body or json.dumps(CL) in body:  # a backstop: llguidance would ignore them (`embed` refuses scalar markers itself)
             raise reject("grammar-error", "", "internal: a marked array reached a %json embedding")
         if self.check_unsat:
@@ -326,7 +224,7 @@ class Writer:
         """Whether a rule written since `start`, or a remembered expression other than `key`'s own,
         names `rule` (its references may all have been pruned with the branches holding them)."""
         texts = [*self.rules[start:], *(v for k, v in self.memo.items() if k != key and isinstance(v, str))]
-        return any(rule in _identifiers(t) for t in texts)
+        return any(rule in identifiers(t) for t in texts)
 
     def _check(self) -> None:
         """Count a step and stop writing once the step budget or the grammar size limit is passed
@@ -464,12 +362,3 @@ def lark_grammar(lowered: Schema, check_unsat: bool = False, budget: Budget | No
     top, rules = lark_rules(lowered, "", check_unsat, budget, key_order)
     text = "\n".join([f"start: {top}"] + rules) + "\n"
     return json.dumps({"grammars": [{"lark_grammar": text}]}, ensure_ascii=False)
-
-
-_IDENTIFIER_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
-
-
-def _identifiers(text: str) -> set[str]:
-    """The identifier-like words of a Lark rule body (rule names among them; a quoted literal's
-    words too, which can only make `_named` answer yes: the safe side)."""
-    return set("".join(c if c in _IDENTIFIER_CHARS else " " for c in text).split())
