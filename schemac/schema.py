@@ -56,6 +56,41 @@ def child_pointer(pointer: str, *tokens: str | int) -> str:
     return pointer
 
 
+def pointer_tokens(pointer: str) -> list[str]:
+    """The reference tokens of an RFC 6901 pointer, unescaped (`child_pointer`'s inverse)."""
+    return [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]] if pointer else []
+
+
+def pointer_value(document: Any, pointer: str) -> Any:
+    """The value `pointer` names in `document` (which must hold it: `pointer_exists`)."""
+    node = document
+    for tok in pointer_tokens(pointer):
+        node = node[int(tok)] if isinstance(node, list) else node[tok]
+    return node
+
+
+def pointer_exists(document: Any, pointer: str) -> bool:
+    """Whether `document` holds a value at `pointer` (array indices without leading zeros)."""
+    node = document
+    for tok in pointer_tokens(pointer):
+        if isinstance(node, dict) and tok in node:
+            node = node[tok]
+        elif isinstance(node, list) and tok.isdigit() and int(tok) < len(node) and (tok == "0" or not tok.startswith("0")):
+            node = node[int(tok)]
+        else:
+            return False
+    return True
+
+
+def fresh_name(taken: dict[str, Any], base: str) -> str:
+    """`base`, or `base-2`, `base-3`, ...: the first not in `taken` (a new definition's name)."""
+    name, n = base, 1
+    while name in taken:
+        n += 1
+        name = f"{base}-{n}"
+    return name
+
+
 def iter_subschemas(node: dict[str, Any]) -> Iterator[tuple[tuple[str | int, ...], Schema]]:
     """Yield (relative path tokens, subschema) for every direct subschema of `node`."""
     for kw, value in node.items():

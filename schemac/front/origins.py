@@ -25,14 +25,10 @@ from schemac.front.dialect.compat import legacy_dependencies
 from schemac.diagnostics import CompileError, Diagnostic
 from schemac.front.dialect.gate import upgrade_needed
 from schemac.regex.lookahead import lookahead_member
-from schemac.schema import child_pointer
+from schemac.schema import child_pointer, pointer_tokens
 from schemac.front.upgrade.translate import upgrade_walk
 
 _DEPENDENT = ("dependentRequired", "dependentSchemas")
-
-
-def _tokens(pointer: str) -> list[str]:
-    return [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]] if pointer else []
 
 
 def _child(node: Any, token: str) -> tuple[bool, Any]:
@@ -48,7 +44,7 @@ def deepest_existing(document: Any, pointer: str) -> str:
     """`pointer` cut back to the deepest node that exists in `document`."""
     out = ""
     node = document
-    for token in _tokens(pointer):
+    for token in pointer_tokens(pointer):
         found, node = _child(node, token)
         if not found:
             break
@@ -58,7 +54,7 @@ def deepest_existing(document: Any, pointer: str) -> str:
 
 def _through_map(back: dict[str, str], pointer: str) -> str:
     """Map `pointer` through the deepest prefix that `back` (output → source pointer) knows."""
-    tokens = _tokens(pointer)
+    tokens = pointer_tokens(pointer)
     for cut in range(len(tokens), -1, -1):
         prefix = "".join("/" + t.replace("~", "~0").replace("/", "~1") for t in tokens[:cut])
         if prefix in back:
@@ -69,7 +65,7 @@ def _through_map(back: dict[str, str], pointer: str) -> str:
 def _lookahead_source(document: Any, pointer: str) -> str:
     """Undo `schemac.regex.lookahead.split_lookahead_patterns` in `document` (the one it ran on):
     a pointer into an `allOf` member it appended becomes the `pattern` the member stands for."""
-    tokens = _tokens(pointer)
+    tokens = pointer_tokens(pointer)
     node = document
     for i, token in enumerate(tokens):
         if lookahead_member(node, tokens[i:]):
@@ -84,7 +80,7 @@ def _compat_source(document: Any, pointer: str) -> str:
     """Undo `schemac.front.dialect.compat.legacy_dependencies`: a `dependentRequired`/`dependentSchemas` entry
     the document wrote under `dependencies` maps back there (a name in both was merged: the
     merged `allOf`'s second member is the `dependencies` one)."""
-    tokens = _tokens(pointer)
+    tokens = pointer_tokens(pointer)
     out: list[str] = []
     node = document
     i = 0

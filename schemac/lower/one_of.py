@@ -13,7 +13,8 @@ from typing import Any
 from schemac.diagnostics import CompileError, reject
 from schemac.lower.support.analysis import accepted_values, disjoint, evaluable, required_keys, types_of
 from schemac.lower.support.context import LowerContext
-from schemac.lower.negation.complement import conjoin, negate
+from schemac.lower.negation.complement import negate
+from schemac.lower.support.conjoin import conjoin
 from schemac.lower.negation.domain import Domain
 from schemac.schema import Schema, all_of, any_of
 

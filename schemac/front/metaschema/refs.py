@@ -52,7 +52,7 @@ class Embedding:
     @classmethod
     def choose(cls, uris: Iterable[str], names: Iterable[str]) -> Embedding:
         """Fresh against the user's absolute URIs (`$id`s, joined refs) and anchor names."""
-        from schemac.front.upgrade.walk import fresh_name
+        from schemac.schema import fresh_name
 
         uris = list(uris)
         prefix, n = _RESERVED_BASE.format(""), 1

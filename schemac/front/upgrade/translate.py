@@ -21,9 +21,9 @@ from schemac.budget import Limits
 from schemac.diagnostics import reject
 from schemac.front.dialect.uri import dialect_of
 from schemac.front.load import Census
-from schemac.schema import Schema, child_pointer
+from schemac.schema import Schema, child_pointer, fresh_name
 from schemac.front.upgrade.keywords import OLD_DIALECTS, TARGET_DIALECT, TARGET_URI
-from schemac.front.upgrade.walk import Upgrader, fresh_name
+from schemac.front.upgrade.walk import Upgrader
 
 __all__ = ["OLD_DIALECTS", "TARGET_DIALECT", "TARGET_URI", "dialect_of", "upgrade", "upgrade_walk"]
 

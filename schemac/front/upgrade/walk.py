@@ -13,7 +13,7 @@ from urllib.parse import quote, unquote, urldefrag, urljoin
 
 from schemac.diagnostics import reject
 from schemac.front.dialect.uri import dialect_of
-from schemac.schema import SUBSCHEMA_KEYWORDS, Schema, child_pointer
+from schemac.schema import SUBSCHEMA_KEYWORDS, Schema, child_pointer, fresh_name, pointer_exists, pointer_value
 from schemac.front.upgrade.keywords import (
     DEFS_CONTAINERS, EFFECTIVE_2020, KNOWN, LIST, MAP, ONE, REF_OVERRIDES, SPECIAL_IN, TARGET_DIALECT, TARGET_URI,
 )
@@ -405,7 +405,7 @@ class Upgrader:
         while anc not in self.placed:
             anc = anc[: anc.rfind("/")]
         out_ptr, dialect, base, host = self.placed[anc]
-        value = _get(self.source, tgt_ptr)
+        value = pointer_value(self.source, tgt_ptr)
         if not isinstance(value, (dict, bool)) or not isinstance(host, dict):
             raise reject("invalid-schema", child_pointer(site.src_ptr, "$ref"),
                          f"'$ref' {site.ref!r} points at a value that is not a schema")
@@ -470,34 +470,3 @@ def _reach(graph: dict[str, set[str]], start: set[str]) -> set[str]:
             seen.add(n)
             todo.extend(graph.get(n, ()))
     return seen
-
-
-def pointer_tokens(ptr: str) -> list[str]:
-    return [t.replace("~1", "/").replace("~0", "~") for t in ptr.split("/")[1:]] if ptr else []
-
-
-def _get(doc: Any, ptr: str) -> Any:
-    node = doc
-    for tok in pointer_tokens(ptr):
-        node = node[int(tok)] if isinstance(node, list) else node[tok]
-    return node
-
-
-def pointer_exists(doc: Any, ptr: str) -> bool:
-    node = doc
-    for tok in pointer_tokens(ptr):
-        if isinstance(node, dict) and tok in node:
-            node = node[tok]
-        elif isinstance(node, list) and tok.isdigit() and int(tok) < len(node) and (tok == "0" or not tok.startswith("0")):
-            node = node[int(tok)]
-        else:
-            return False
-    return True
-
-
-def fresh_name(taken: dict[str, Any], base: str) -> str:
-    name, n = base, 1
-    while name in taken:
-        n += 1
-        name = f"{base}-{n}"
-    return name

@@ -31,6 +31,7 @@ from schemac.lower.support.analysis import (
     json_equal,
     pairwise_disjoint,
 )
+from schemac.lower.support.conjoin import conjoin
 from schemac.lower.support.context import LowerContext
 from schemac.lower.negation.domain import Domain, not_exact
 from schemac.lower.support.marks import MARK, NOT_MULTIPLE, NOT_PATTERN, WITNESS
@@ -64,37 +65,6 @@ def lower(node: dict[str, Any], ctx: LowerContext) -> Schema:
         return node
     rest = {k: v for k, v in node.items() if k != "not"}
     return conjoin(rest, negate(node["not"], ctx.at("not"), rest), node)
-
-
-def conjoin(rest: dict[str, Any], extra: Schema, node: dict[str, Any]) -> Schema:
-    """`rest` ∧ `extra` as one node (the intersection pass merges the allOf), where `rest` is
-    `node` without the keywords `extra` replaces.
-
-    `extra` takes the place of the first of them: llguidance lists an object's properties in
-    the order its keywords are written (each applicator, `allOf`/`anyOf`/`oneOf`/`$ref`, in
-    turn with the plain keywords between them), so answers keep the property order it gives the
-    original schema (the syntax policy). Beside an `allOf` of its own, `extra` joins it on the
-    side where the replaced keyword stood (a `properties` written between the two then no longer
-    sits between them). Key order and allOf member order never change what a schema accepts.
-    """
-    if extra is False:
-        return False
-    if extra is True:
-        return rest or True
-    if not rest:
-        return extra
-    keys = list(node)
-    place = next(i for i, k in enumerate(keys) if k not in rest)
-    if "allOf" in rest:
-        before = keys.index("allOf") > place
-        return {**rest, "allOf": [extra, *rest["allOf"]] if before else [*rest["allOf"], extra]}
-    out: dict[str, Any] = {}
-    for i, k in enumerate(keys):
-        if i == place:
-            out["allOf"] = [extra]
-        if k in rest:
-            out[k] = rest[k]
-    return out
 
 
 def negate(schema: Schema, ctx: LowerContext, within: Schema | None = None) -> Schema:
