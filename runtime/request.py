@@ -5,18 +5,10 @@ verification) are *pending* and may be rolled back; acknowledged tokens never ar
 consumed token leaves an undo record (matcher tokens consumed, gate state, answer length), and
 rollback is llguidance's own `rollback`: it never clones a matcher.
 
-llguidance (1.7.2-1.9.1) keeps one cached mask keyed on (lexer state, row index) that rollback
-leaves in place (docs/llguidance-deviations.md, "Matcher behaviour" 4): after a rollback, a
-state that reuses a rolled-back row index can get a mask of a state that no longer exists. So
-the request keeps the tokens undone since the matcher's last clean state, its *trail*: while
-later tokens re-follow the trail they rebuild exactly the states the cached mask came from, and
-a mask at the state rolled back to is right; the first token that leaves the trail (a commit
-diverging from rolled-back drafts or pending tokens) first replaces the matcher by a clean one
-(`_rebuild`: a deep copy of a matcher whose history only went forward, the pristine's copy
-kept at the acknowledged tokens or an anchor a few tokens behind, plus a short replay).
-Forward decoding and accepted drafts or pending tokens clone nothing; each divergence clones
-once (O(history): 6-12 us at 100 tokens). Drafts filled by llguidance (`MaskFiller.fill`) are
-rolled back inside llguidance and recorded as the trail too (`drafting`).
+llguidance keeps one cached mask that rollback leaves in place; the request's matcher therefore
+keeps a trail of the tokens it undid and is rebuilt where new tokens leave it (`MatcherTrail`,
+`schemac.runtime.trail`). Drafts filled by llguidance (`MaskFiller.fill`) are rolled back inside
+llguidance and recorded as the trail too (`drafting`).
 
 A matcher in error fails the request: `grammar-rejected` (a token its grammar refuses),
 `grammar-too-complex` (an llguidance lexer limit broke the lexer shared with the compiled
@@ -36,15 +28,15 @@ consumed; `acknowledged` counts only tokens consumed.
 """
 from __future__ import annotations
 
-from array import array
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Sequence
 
+from schemac.api import StructuredOutputError
 from schemac.runtime import reasoning
 from schemac.runtime.boundary import INTEGER, check_bitmask, integer, row_index
-from schemac.api import StructuredOutputError
 from schemac.runtime.rows import allows
 from schemac.runtime.rows import stop_row as make_stop_row
+from schemac.runtime.trail import MatcherTrail
 
 if TYPE_CHECKING:
     import torch
@@ -52,10 +44,6 @@ if TYPE_CHECKING:
     from schemac.artifact import Artifact
     from schemac.runtime.loader import CompiledGrammar
     from schemac.runtime.tokenizer import TokenizerAdapter
-
-
-#: a rebuild replays at most this many tokens past its clean source, else it moves an anchor up
-_REPLAY = 32
 
 
 class _Undo(NamedTuple):
@@ -80,19 +68,8 @@ class RequestState:
         self.artifact = artifact
         self._tok = tokenizer
         self._compiled: "Future[CompiledGrammar] | None" = compiled
-        self._grammar: "CompiledGrammar | None" = None
         self._recompiled = False
-        self._matcher: Any = None
-        # matcher tokens consumed (acknowledged + pending) and the trail, last token to follow
-        # first; clean matchers (history only forward, never used for masks): `_root` at most at
-        # the acknowledged tokens, `_anchor` above them (dropped by a rollback below it)
-        self._history = array("l")
-        self._acked = 0  # matcher tokens of acknowledged tokens: no rollback goes below them
-        self._trail: list[int] = []
-        self._root: Any = None
-        self._root_at = 0
-        self._anchor: Any = None
-        self._anchor_at = 0
+        self._m = MatcherTrail()
         self._gate = gate
         self._marker = end_marker
         self._pending: list[_Undo] = []
@@ -109,7 +86,7 @@ class RequestState:
         A grammar whose shared lexer broke after this request was admitted would fail it on
         its first mask, so it is recompiled instead, once: a grammar that breaks again fails
         the request rather than retrying without end."""
-        if self._matcher is not None or self.error is not None or self.released:
+        if self._m.matcher is not None or self.error is not None or self.released:
             return True
         assert self._compiled is not None
         if not self._compiled.done():
@@ -126,7 +103,7 @@ class RequestState:
             if grammar.broken:
                 self._fail("grammar-too-complex", grammar.broken)
             else:
-                self._grammar, self._matcher = grammar, grammar.copy()
+                self._m.start(grammar)
         self._compiled = None
         return True
 
@@ -140,8 +117,8 @@ class RequestState:
     def terminated(self) -> bool:
         """No more grammar work: failed, released, or the grammar has stopped (EOS only).
         A stopped matcher may be one in error: that fails the request here."""
-        if self._matcher is not None and self._matcher.is_stopped():
-            if self._matcher.is_error():
+        if self._m.matcher is not None and self._m.matcher.is_stopped():
+            if self._m.matcher.is_error():
                 self._matcher_failed()
             return True
         return self.error is not None or self.released
@@ -156,7 +133,7 @@ class RequestState:
 
     def is_accepting(self) -> bool:
         """The answer so far is a complete grammar match (EOS may follow)."""
-        return self.error is None and self._matcher is not None and not self._gate.gated and self._matcher.is_accepting()
+        return self.error is None and self._m.matcher is not None and not self._gate.gated and self._m.matcher.is_accepting()
 
     @property
     def answer(self) -> str:
@@ -169,7 +146,7 @@ class RequestState:
             return
         self.released = True
         self._compiled = None
-        self._drop_matchers()
+        self._m.drop()
         self._pending.clear()
         hooks, self._on_release = self._on_release, []
         first: BaseException | None = None
@@ -191,7 +168,7 @@ class RequestState:
 
     def check(self) -> None:
         """Raise this request's structured-output error, if any (a matcher in error included)."""
-        if self._matcher is not None and self._matcher.is_error():
+        if self._m.matcher is not None and self._m.matcher.is_error():
             self._matcher_failed()
         if self.error is not None:
             raise self.error
@@ -220,13 +197,13 @@ class RequestState:
             same += 1
         if same < len(tokens) and self._pending[same:]:
             self.rollback(len(self._pending) - same)
-        self._acked += sum(u.matcher_tokens for u in self._pending[:same])
+        self._m.acked += sum(u.matcher_tokens for u in self._pending[:same])
         del self._pending[:same]
         consumed = same
         for token in tokens[same:]:
             if not self._active():
                 break
-            self._acked += self._advance(token).matcher_tokens
+            self._m.acked += self._advance(token).matcher_tokens
             consumed += self.error is None
         self.acknowledged += consumed
         return self.error is None and consumed == len(tokens)
@@ -268,9 +245,9 @@ class RequestState:
         stop = stop_row if stop_row is not None else make_stop_row(self._tok.eos_ids, bitmask.shape[1])
         last = row + len(drafts)
         self.draft_ids(drafts)
-        if self._active() and self._matcher is None and not self.ready():
+        if self._active() and self._m.matcher is None and not self.ready():
             self._fail("request-not-ready", "mask requested before the grammar was compiled (poll ready() first)")
-        if not self._active() or self._matcher is None:
+        if not self._active() or self._m.matcher is None:
             bitmask[row : last + 1] = stop  # failed or released: EOS only
             return
         gate, answer_len, consumed = self._gate, len(self._answer), 0
@@ -287,7 +264,7 @@ class RequestState:
                 if self._gate.gated:
                     bitmask[row + j] = self._gate_row(bitmask.shape[1])
                 else:
-                    llt.fill_next_token_bitmask(self._matcher, bitmask, row + j)
+                    llt.fill_next_token_bitmask(self._m.matcher, bitmask, row + j)
         finally:
             self._undo(consumed, gate, answer_len)
 
@@ -297,51 +274,51 @@ class RequestState:
         Its mask at its own state is right even while it has a trail; for drafts, `drafting`."""
         if self._gate.gated or not self._active():
             return None
-        return self._matcher
+        return self._m.matcher
 
     def drafting(self, drafts: list[int]) -> Any:
         """The matcher on which llguidance may consume `drafts` (valid ones, in-vocabulary
         ints) and roll them back (`fill_next_token_bitmask_par_with_draft_tokens`); only after
         `parallel_matcher` gave one. Drafts that leave the trail get a rebuilt matcher first;
         the drafts become the trail (or stay inside it)."""
-        trail, n = self._trail, 0
+        trail, n = self._m.trail, 0
         while n < len(drafts) and n < len(trail) and drafts[n] == trail[-1 - n]:
             n += 1
         if n < len(drafts) and n < len(trail):
-            self._rebuild()
-        if len(drafts) > len(self._trail):
-            self._trail = drafts[::-1]
-        return self._matcher
+            self._m.rebuild()
+        if len(drafts) > len(self._m.trail):
+            self._m.trail = drafts[::-1]
+        return self._m.matcher
 
     def settled(self, matcher: Any) -> None:
         """`matcher` just computed the mask at its current state, after this step's drafts:
         with no forced bytes there, llguidance's one-entry mask cache now holds that state
         (parser.rs `compute_bias`), which a later state hits only by being it, so the trail
         no longer matters. With forced bytes the cache was not touched and the trail stays."""
-        if self._trail and matcher is self._matcher and not matcher.compute_ff_bytes():
-            self._trail = []
+        if self._m.trail and matcher is self._m.matcher and not matcher.compute_ff_bytes():
+            self._m.trail = []
 
     def parallel_commit(self, tokens: Sequence[int]) -> Any:
         """The matcher when `tokens` is one token that llguidance may consume in parallel with
         other requests' (answer phase, plain in-vocabulary int, nothing pending); else None
         and the delta goes through `commit`. Follow with `committed_in_parallel`."""
-        if len(tokens) != 1 or self._pending or self._gate.gated or self._matcher is None or not self._active():
+        if len(tokens) != 1 or self._pending or self._gate.gated or self._m.matcher is None or not self._active():
             return None
         token = tokens[0]
         if type(token) is not int or not 0 <= token < self._tok.vocab_size:
             return None
-        if self._trail and self._trail[-1] != token:
-            self._rebuild()  # the token leaves the trail
-        return self._matcher
+        if self._m.trail and self._m.trail[-1] != token:
+            self._m.rebuild()  # the token leaves the trail
+        return self._m.matcher
 
     def committed_in_parallel(self, token: int) -> bool:
         """Bookkeeping once llguidance consumed `token` for `parallel_commit`: as `commit`."""
-        self._history.append(token)
-        self._acked += 1
-        if self._trail:
-            self._trail.pop()  # `parallel_commit` checked that it follows
+        self._m.history.append(token)
+        self._m.acked += 1
+        if self._m.trail:
+            self._m.trail.pop()  # `parallel_commit` checked that it follows
         self._answer += self._tok.token_bytes(token)
-        if self._matcher.is_error():
+        if self._m.matcher.is_error():
             self._matcher_failed()
             return False
         self.acknowledged += 1
@@ -360,10 +337,10 @@ class RequestState:
         """`tokens` as ints when accept/commit may consume them; a misuse fails the request."""
         if not self._active():
             return None
-        if self._matcher is None and not self.ready():
+        if self._m.matcher is None and not self.ready():
             self._fail("request-not-ready", "tokens arrived before the grammar was compiled (poll ready() first)")
             return None
-        if self._matcher is None:
+        if self._m.matcher is None:
             return None
         ids = [integer(t) for t in tokens]
         bad = next((n for n, i in enumerate(ids) if i is None or not 0 <= i < self._tok.vocab_size), None)
@@ -393,10 +370,10 @@ class RequestState:
             return undo
         self._gate, toks, answer = handed
         if toks:
-            self._consume(toks)
+            self._m.consume(toks)
             self._answer += answer
             undo = undo._replace(matcher_tokens=len(toks))
-        if self._matcher.is_error():  # not consume's result: a matcher in error still takes EOS
+        if self._m.matcher.is_error():  # not consume's result: a matcher in error still takes EOS
             self._matcher_failed()
         return undo
 
@@ -405,101 +382,37 @@ class RequestState:
         if not self.in_vocab(token):
             return None
         handed = reasoning.hand_over(self._gate, self._marker, self._tok, int(token))
-        if handed is None or self._matcher.validate_tokens(handed[1]) < len(handed[1]):
+        if handed is None or self._m.matcher.validate_tokens(handed[1]) < len(handed[1]):
             return None
         self._gate, toks, _ = handed
         if toks:
-            self._consume(toks)
+            self._m.consume(toks)
         return len(toks)
 
     def _gate_row(self, words: int) -> "torch.Tensor":
         """The row while the gate is closed (`schemac.runtime.gaterows`): the matcher has
         consumed nothing of the answer yet, so it is built once per grammar and gate position."""
-        assert self._grammar is not None
+        assert self._m.grammar is not None
         key = (self._marker, self._gate.reasoning, len(self._gate.tail), self._gate.gap, words)
-        found = self._grammar.gate_rows.get(key)
+        found = self._m.grammar.gate_rows.get(key)
         if found is None:
             from schemac.runtime.gaterows import gate_row
 
-            found = self._grammar.gate_rows[key] = gate_row(self._tok, self._matcher, self._marker, self._gate, words)
+            found = self._m.grammar.gate_rows[key] = gate_row(self._tok, self._m.matcher, self._marker, self._gate, words)
         return found
 
-    def _consume(self, toks: list[int]) -> None:
-        """Consume matcher tokens; where they leave the trail, rebuild the matcher first."""
-        trail, n = self._trail, 0
-        while trail and n < len(toks) and toks[n] == trail[-1]:
-            trail.pop()
-            n += 1
-        if trail and n < len(toks):
-            if n:
-                self._matcher.consume_tokens(toks[:n])
-                self._history.extend(toks[:n])
-            toks = toks[n:]
-            self._rebuild()
-        if len(toks) == 1:
-            self._matcher.consume_token(toks[0])
-        elif toks:
-            self._matcher.consume_tokens(toks)
-        self._history.extend(toks)
-
     def _undo(self, matcher_tokens: int, gate: reasoning.GateState, answer_len: int) -> None:
-        """Roll the matcher back; the tokens undone go on the trail (see the module docstring).
-        A stopped matcher is rebuilt instead (docs/llguidance-deviations.md, EOS rollback)."""
-        if matcher_tokens and self._matcher is not None:
-            kept = len(self._history) - matcher_tokens
-            stopped = self._matcher.is_stopped() and not self._matcher.is_error()  # an error stays
-            if not stopped:
-                self._matcher.rollback(matcher_tokens)
-                self._trail.extend(reversed(self._history[kept:]))
-            del self._history[kept:]
-            if self._anchor is not None and self._anchor_at > kept:
-                self._anchor = None
-            if stopped:  # llguidance does not record EOS taken by a stopped matcher: rollback overshoots
-                self._rebuild()
+        """Roll the matcher back (`MatcherTrail.rollback`), the gate and the answer with it."""
+        self._m.rollback(matcher_tokens)
         self._gate = gate
         del self._answer[answer_len:]
-
-    def _rebuild(self) -> None:
-        """Replace the matcher by one with a valid mask cache at the same tokens: a deep copy
-        of a clean matcher (never rolled back, never used for masks) plus a replay of at most
-        about `_REPLAY` tokens. The root advances to the acknowledged tokens (no rollback goes
-        below them); pending tokens get an anchor when there are many (engines that leave
-        everything pending, such as the SGLang integration)."""
-        assert self._grammar is not None
-        history, end, acked = self._history, len(self._history), self._acked
-        if self._anchor is not None and self._anchor_at <= acked:
-            self._root, self._root_at, self._anchor = self._anchor, self._anchor_at, None
-        if self._anchor is None:
-            if self._root is None:
-                self._root, self._root_at = self._grammar.copy(), 0
-            if self._root_at < acked:
-                self._root.consume_tokens(history[self._root_at : acked].tolist())
-                self._root_at = acked
-            source, at = self._root, acked
-        else:
-            source, at = self._anchor, self._anchor_at
-        if end - at > _REPLAY:
-            to = end - _REPLAY // 2
-            if source is self._root:
-                self._anchor = source = self._root.deep_copy()
-            source.consume_tokens(history[at:to].tolist())
-            self._anchor_at = at = to
-        self._matcher = source.deep_copy()
-        if at < end:
-            self._matcher.consume_tokens(history[at:end].tolist())
-        self._trail = []
-
-    def _drop_matchers(self) -> None:
-        self._grammar = None
-        self._matcher = self._root = self._anchor = None
-        self._trail = []
 
     def _matcher_failed(self) -> None:
         """The matcher is in error. If the lexer it shares with its compiled grammar broke (an
         llguidance limit or panic), that grammar has just been evicted; the code says which."""
-        assert self._grammar is not None
-        message = self._matcher.get_error()
-        shared = self._grammar.check_shared()
+        assert self._m.grammar is not None
+        message = self._m.matcher.get_error()
+        shared = self._m.grammar.check_shared()
         if message.lstrip().startswith("panic"):
             code = "llguidance-panic"
         else:
@@ -508,4 +421,4 @@ class RequestState:
 
     def _fail(self, code: str, message: str) -> None:
         self.error = StructuredOutputError(code, message.strip().splitlines()[0] if message.strip() else code)
-        self._drop_matchers()
+        self._m.drop()

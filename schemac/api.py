@@ -77,12 +77,8 @@ def chat_response_format(response_format: Any) -> ResponseFormat | None:
     if response_format is None:
         return None
     kind = _kind(response_format, param)
-    if kind == "text":
-        _only(response_format, {"type"}, param)
-        return None
-    if kind == "json_object":
-        _only(response_format, {"type"}, param)
-        return ResponseFormat(_JSON_OBJECT_SCHEMA)
+    if kind != "json_schema":
+        return _schemaless(response_format, kind, param)
     _only(response_format, {"type", "json_schema"}, param)
     spec = response_format.get("json_schema")
     if not isinstance(spec, Mapping):
@@ -101,12 +97,8 @@ def responses_text_format(text: Any) -> ResponseFormat | None:
         return None
     param = "text.format"
     kind = _kind(fmt, param)
-    if kind == "text":
-        _only(fmt, {"type"}, param)
-        return None
-    if kind == "json_object":
-        _only(fmt, {"type"}, param)
-        return ResponseFormat(_JSON_OBJECT_SCHEMA)
+    if kind != "json_schema":
+        return _schemaless(fmt, kind, param)
     return _json_schema({k: v for k, v in fmt.items() if k != "type"}, param)
 
 
@@ -117,6 +109,12 @@ def _kind(fmt: Any, param: str) -> str:
     if kind not in ("text", "json_object", "json_schema"):
         raise _format_error(f"{param}.type", f"must be 'text', 'json_object' or 'json_schema', got {kind!r}")
     return kind
+
+
+def _schemaless(fmt: Mapping[str, Any], kind: str, param: str) -> ResponseFormat | None:
+    """A `text` format (None: plain text) or `json_object` (any object), neither with members."""
+    _only(fmt, {"type"}, param)
+    return None if kind == "text" else ResponseFormat(_JSON_OBJECT_SCHEMA)
 
 
 def _only(obj: Mapping[str, Any], allowed: set[str], param: str) -> None:

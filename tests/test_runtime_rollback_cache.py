@@ -266,7 +266,7 @@ def test_random_runs_match_fresh_matchers_row_by_row(seed: int, kind: str) -> No
         assert state.pending == len(pending)
         assert torch.equal(filled(state, [], True)[0], fresh_row(committed + pending, kind)), op
         compared += 1
-        anchored = anchored or state._anchor is not None
+        anchored = anchored or state._m.anchor is not None
     # the anchor path was taken where it should be (the lark grammar's long region, `0`s, has
     # one token at each step: drafts and pending tokens can only follow, nothing is rebuilt)
     assert anchored == (never_commit and kind == "schema")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from schemac.lower.support.conjoin import decided_alone
 from schemac.schema import ANNOTATION_KEYWORDS, Schema, all_of, any_of
 
 #: Keywords a `not` operand may hold for the operand to be rewritten (besides annotations).
@@ -33,12 +34,9 @@ def normalise(node: Schema) -> Schema | None:
         return None
     extra = negated(node["not"])
     rest = {k: v for k, v in node.items() if k != "not"}
-    if extra is False:
-        return False
-    if extra is True:
-        return rest or True
-    if not rest:
-        return extra
+    decided = decided_alone(rest, extra)
+    if decided is not None:
+        return decided
     if _lone_not(extra):  # still a negation: it keeps the siblings as its context
         return {k: (extra["not"] if k == "not" else v) for k, v in node.items()}
     out: dict[str, Any] = {}

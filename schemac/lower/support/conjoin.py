@@ -22,12 +22,9 @@ def conjoin(rest: dict[str, Any], extra: Schema, node: dict[str, Any]) -> Schema
     side where the replaced keyword stood (a `properties` written between the two then no longer
     sits between them). Key order and allOf member order never change what a schema accepts.
     """
-    if extra is False:
-        return False
-    if extra is True:
-        return rest or True
-    if not rest:
-        return extra
+    decided = decided_alone(rest, extra)
+    if decided is not None:
+        return decided
     keys = list(node)
     place = next(i for i, k in enumerate(keys) if k not in rest)
     if "allOf" in rest:
@@ -40,3 +37,15 @@ def conjoin(rest: dict[str, Any], extra: Schema, node: dict[str, Any]) -> Schema
         if k in rest:
             out[k] = rest[k]
     return out
+
+
+def decided_alone(rest: dict[str, Any], extra: Schema) -> Schema | None:
+    """`rest` ∧ `extra` where one side decides it (`extra` false or true, or `rest` empty);
+    None when both count and the caller places `extra` among `rest`'s keywords."""
+    if extra is False:
+        return False
+    if extra is True:
+        return rest or True
+    if not rest:
+        return extra
+    return None
