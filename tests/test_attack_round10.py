@@ -33,9 +33,9 @@ import pytest
 
 import schemac
 import schemac.validate.final
-import grammar_harness as harness
-from ecma_oracle import node_available, node_verdicts, strings
-from test_emit_property_order import _placed_one_by_one
+from testkit import grammar_harness as harness
+from testkit.ecma_oracle import node_available, node_verdicts, strings
+from tests.emit.test_emit_property_order import _placed_one_by_one
 from schemac.diagnostics import CompileError
 from schemac.validate.final import FinalValidator
 

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 import schemac
-from grammar_harness import accepts, valid_text
+from testkit.grammar_harness import accepts, valid_text
 from schemac.diagnostics import CompileError
 from schemac.validate.final import FinalValidator, parse_answer
 
@@ -1008,7 +1008,7 @@ def test_format_near_misses(fmt: str) -> None:
 # ============================================================================================
 # 7. look-arounds, `\b`, mid-pattern anchors as Lark terminals (`&`/`~`) — oracle: node's RegExp(p, "u")
 
-from ecma_oracle import node_available, node_verdicts, strings  # noqa: E402
+from testkit.ecma_oracle import node_available, node_verdicts, strings  # noqa: E402
 
 LA_ALPHABET = ["a", "1", "\n", '"', "\\", "\u2028", "\u00a0", "\u0001"]  # escapes, line terminators, \s, controls
 LA_PATTERNS = [r"a(?=\n)", r"(?<=\n)a", r'(?<=")a', r'(?<!\\)"', r"\b\n", r"\n\b", r"(?<=\u0001)", r"(?=\u2028)", r"(?<=\s)a",
@@ -1232,7 +1232,7 @@ def _generates(grammar: str, text: str) -> str:
     builds far fewer lexer derivatives than a mask over all bytes."""
     import llguidance
 
-    from grammar_harness import _tokenizer
+    from testkit.grammar_harness import _tokenizer
 
     matcher = llguidance.LLMatcher(_tokenizer(), grammar, log_level=0)
     for i, byte in enumerate(text.encode()):
@@ -1350,7 +1350,7 @@ def test_metaschema_flattened_definition_names_clash() -> None:
 def test_empty_recursive_definition_leaves_no_dead_end() -> None:
     """A definition no finite value satisfies (each level requires itself) is pruned: the
     grammar never lets a generator start the value it cannot finish."""
-    from grammar_harness import _pristine
+    from testkit.grammar_harness import _pristine
 
     e = {"type": "object", "required": ["a"], "properties": {"a": {"$ref": "#/$defs/e"}}}
     cases = [({"$defs": {"e": e}, "type": "object", "properties": {"p": {"$ref": "#/$defs/e"}, "q": {"type": "integer"}}}, ['{"p": {']),

@@ -19,7 +19,7 @@ import json
 from typing import Any
 
 import pytest
-from grammar_harness import accepts, valid_text
+from testkit.grammar_harness import accepts, valid_text
 
 import schemac
 from schemac.diagnostics import CompileError
@@ -469,7 +469,7 @@ def test_pattern_schemas_in_another_member_order_stay_sound() -> None:
 
 def test_tool_arguments_keep_properties_order() -> None:
     import schemac.tools as tools
-    from tools_cases import chat, chat_tool, hermes
+    from testkit.tools_cases import chat, chat_tool, hermes
 
     cases = [(hermes(("f", {"a": 1, "b": 2})), True, True), (hermes(("f", {"b": 2, "a": 1})), False, True),
              (hermes(("f", {"a": 1, "b": 9})), False, False), ('{"a": 1, "b": 2}', True, True),
@@ -487,7 +487,7 @@ def test_tool_arguments_keep_properties_order() -> None:
 # tool whose parameters compile in 2 KB under `properties` order is rejected (grammar-error)
 def test_tool_parameters_are_checked_in_the_order_they_are_written() -> None:
     import schemac.tools as tools
-    from tools_cases import chat, chat_tool, hermes
+    from testkit.tools_cases import chat, chat_tool, hermes
 
     params = _allof_pairs(10)
     tg = tools.build(chat([chat_tool("f", params)]), api="chat", parser="hermes")

@@ -19,8 +19,8 @@ import json
 from decimal import Decimal
 
 import pytest
-from grammar_harness import accepts
-from test_emit_keys import NAMING, TEXTS, _canonical_keys, _named, _oracle, _parsed, _repeated
+from testkit.grammar_harness import accepts
+from tests.emit.test_emit_keys import NAMING, TEXTS, _canonical_keys, _named, _oracle, _parsed, _repeated
 
 import schemac
 
@@ -131,8 +131,8 @@ def test_openapi_formats_under_applicators(fmt: str) -> None:
 
 def test_tool_envelopes_on_the_skipped_naming_schemas() -> None:
     """test_tools_exact walks NAMING[:5] + NAMING[7:12]; the rest hold as well."""
-    from test_emit_keys import _walk
-    from test_tools_exact import HERMES, _grammars
+    from tests.emit.test_emit_keys import _walk
+    from tests.tools.test_tools_exact import HERMES, _grammars
     for schema in (NAMING[5], NAMING[6], NAMING[13], NAMING[14]):
         hermes, _ = _grammars(schema)
         _walk(hermes, schema, HERMES)
@@ -165,7 +165,7 @@ def test_count_only_branch_admits_escaped_pattern_key() -> None:
 def test_astral_slash_and_line_separator_keys_only_canonical() -> None:
     """Surrogate-pair, lone-surrogate, `\\/` and `\\u2028` spellings of named, pattern and
     forbidden keys: nothing invalid, nothing non-canonical, in the answer and a Hermes call."""
-    from test_tools_exact import HERMES, _grammars
+    from tests.tools.test_tools_exact import HERMES, _grammars
     emoji = "\U0001f600"
     schemas = [{"type": "object", "properties": {emoji: {"type": "string"}}, "additionalProperties": {"type": "integer"}},
                {"type": "object", "required": [emoji], "maxProperties": 1},
@@ -193,7 +193,7 @@ def test_reasoning_separator_counts_bytes_over_every_whitespace_tokenisation() -
     passes iff they hold at most 4 bytes, committed one by one and as rows of a draft."""
     from itertools import product
 
-    from test_runtime_reasoning import admit, enc, mask, pieces
+    from tests.runtime.test_runtime_reasoning import admit, enc, mask, pieces
 
     from schemac.runtime import StructuredOutputError, finalize_request
     eos = 2
@@ -234,7 +234,7 @@ def test_sglang_draft_walk_forbids_eos_after_an_invalid_closing_brace() -> None:
     accept_token outside any try), so the walk's rows are the only judge: the row after a
     `}` that closes an answer the schema refuses allows the filler token, never EOS."""
     import torch
-    from test_integrations_sglang_paths import M, PADDED, allowed, backend, decode, enc, loose_grammar, tok
+    from tests.integrations.test_integrations_sglang_paths import M, PADDED, allowed, backend, decode, enc, loose_grammar, tok
     b = backend("--speculative-algorithm", "NGRAM")
     grammar = loose_grammar(b)
     tokens = enc('{"n": 99}')
@@ -279,7 +279,7 @@ def test_drafts_as_engine_arrays_and_a_strided_bitmask() -> None:
     where rows are written through the data pointer): a BoundaryError before writing."""
     import numpy as np
     import torch
-    from test_runtime_reasoning import admit, enc, engine
+    from tests.runtime.test_runtime_reasoning import admit, enc, engine
 
     from schemac.runtime import BoundaryError
     eng = engine()
@@ -301,7 +301,7 @@ def test_dsml_and_hermes_parameters_at_the_envelope_level() -> None:
     """DSML names parameters one tag each: a repeated, missing, extra or mistyped parameter,
     a number outside its bound or in a non-canonical spelling is refused, as in Hermes JSON."""
     import schemac.tools as tools
-    from tools_cases import chat, chat_tool
+    from testkit.tools_cases import chat, chat_tool
     params = {"type": "object", "properties": {"p": {"type": "integer", "maximum": 5}, "q": {"type": "string"}},
               "required": ["p"], "additionalProperties": False}
     request = chat([chat_tool("f", params)], answer=None, tool_choice="required")
@@ -326,7 +326,7 @@ def test_release_hooks_all_run_and_a_late_hook_runs_at_once() -> None:
     """A hook that raised stopped the hooks after it (DistributedAdmission's table entry or an
     integration's live count then leaked), and a hook added after release never ran, though
     add_release_hook promises one call "whoever releases it"."""
-    from test_runtime_reasoning import admit
+    from tests.runtime.test_runtime_reasoning import admit
     calls: list[str] = []
     state = admit(reasoning=None)
     state.add_release_hook(lambda s: 1 / 0)
@@ -369,7 +369,7 @@ def test_sglang_reasoning_rows_after_the_marker() -> None:
     """Under --reasoning-parser: EOS is masked right after `</think>`, the separator stops at 4
     space bytes, and a rollback into the marker gives free text again (EOS still masked).
     (SGLang judges a sampled EOS before the grammar sees it, so these rows are the defence.)"""
-    from test_integrations_sglang_paths import allowed, backend, batch_mask, dispatch, enc, tok
+    from tests.integrations.test_integrations_sglang_paths import allowed, backend, batch_mask, dispatch, enc, tok
     eos = tok().eos_token_id
     b = backend("--reasoning-parser", "deepseek-r1")
     grammar = dispatch(b, reasoning=True)

@@ -23,8 +23,8 @@ import jsonschema
 import pytest
 
 import schemac
-from grammar_harness import _tokenizer, accepts
-from test_lower_object_witness import _objects
+from testkit.grammar_harness import _tokenizer, accepts
+from tests.lower.test_lower_object_witness import _objects
 from schemac.diagnostics import CompileError
 
 KEYS = ["a", "x", "xa", "z"]
@@ -143,7 +143,7 @@ _DEEP = textwrap.dedent("""
         art = compile_()
         if art is None:
             print("rejected"); sys.exit(0)
-        from grammar_harness import _tokenizer
+        from testkit.grammar_harness import _tokenizer
         from schemac.runtime.loader import GrammarLoader
         loader = GrammarLoader(types.SimpleNamespace(ll=_tokenizer()))
         print("built", loader.submit(art).result() is not None, flush=True)
@@ -268,8 +268,8 @@ def test_witness_recursion_held(schema: dict[str, Any]) -> None:
 def test_tool_envelope_writes_witness_exactly() -> None:
     """A witness has no `%json` form: tool envelopes write the answer and the arguments with emit's
     Lark writer, so it is enforced there exactly as in an answer (issue 29)."""
-    from grammar_harness import accepts
-    from tools_cases import chat, chat_tool, hermes
+    from testkit.grammar_harness import accepts
+    from testkit.tools_cases import chat, chat_tool, hermes
     from schemac.tools.grammar import build
     from schemac.validate.final import FinalValidator
 

@@ -29,8 +29,8 @@ import jsonschema
 import pytest
 
 import schemac
-from grammar_harness import _tokenizer, accepts
-from test_emit_key_order import walk_any_order
+from testkit.grammar_harness import _tokenizer, accepts
+from tests.emit.test_emit_key_order import walk_any_order
 from schemac.diagnostics import CompileError
 from schemac.validate.final import FinalValidator
 
