@@ -13,6 +13,8 @@ import shutil
 import subprocess
 from functools import lru_cache
 
+import pytest
+
 #: characters where ECMA, RE2, Python `re` and llguidance disagree, plus plain ones
 ALPHABET = [
     "a", "b", "0", "_", " ", "\t", "\n", "\r", "\x0b", "\x00", "\x1f", "\x7f", '"', "\\", "-",
@@ -84,3 +86,18 @@ def node_verdicts(patterns: list[str], alphabet: list[str], max_len: int) -> dic
     None where node refuses the pattern (a SyntaxError under the "u" flag)."""
     answers = _run(tuple(patterns), tuple(alphabet), max_len)
     return {p: None if a is None else [c == "1" for c in a] for p, a in zip(patterns, answers)}
+
+
+_NODE_WORDS = r"""
+const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+process.stdout.write(JSON.stringify(input.patterns.map(p => input.words.map(w => new RegExp(p, 'u').test(w)))));
+"""
+
+
+def node_words(patterns: list[str], words: list[str]) -> dict[str, list[bool]]:
+    """node's `RegExp(p, "u").test(w)` for given words (not an enumeration)."""
+    if not node_available():
+        pytest.skip("node (the ECMA-262 oracle) is not installed")
+    done = subprocess.run(["node", "-e", _NODE_WORDS], input=json.dumps({"patterns": patterns, "words": words}),
+                          capture_output=True, text=True, check=True)
+    return dict(zip(patterns, json.loads(done.stdout)))

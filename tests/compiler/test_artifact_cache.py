@@ -3,12 +3,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import schemac
 from schemac.artifact import Artifact, ArtifactError
 from schemac.cache import DiskCache, MemoryCache
+from testkit.grammar_harness import accepts
+from tests.lower.test_stated_orders import P_BA
 
 
 @pytest.fixture()
@@ -133,3 +136,11 @@ def test_frozen_data_copies_and_round_trips() -> None:
     assert art.schema == {"enum": [[1, {"a": 2}]]}
     loaded = pickle.loads(pickle.dumps(art))
     assert isinstance(loaded.schema["enum"][0][1], FrozenDict) and loaded.to_json() == art.to_json()
+
+
+def test_key_order_is_part_of_the_cache_key(tmp_path: Any) -> None:
+    text = '{"b": 1, "a": 2}'
+    first = schemac.compile(P_BA, cache_dir=tmp_path).grammar
+    strict = schemac.compile(P_BA, cache_dir=tmp_path, key_order="properties").grammar
+    again = schemac.compile(P_BA, cache_dir=tmp_path, key_order="schema").grammar
+    assert accepts(first, text) and not accepts(strict, text) and accepts(again, text)

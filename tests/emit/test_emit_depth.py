@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+import resource
 
 import pytest
 
@@ -97,3 +98,62 @@ def test_large_grammars_under_the_row_limit_pass_the_probe() -> None:
 
     art = schemac.compile(_witness_parts(3, 3), use_cache=False)
     assert len(art.grammar) > PROBE_FROM
+
+
+# ---- the depth the guard admits, on threads with glibc's default stack (attack round 8)
+
+_DEEP = textwrap.dedent("""
+    import sys, types
+    from concurrent.futures import ThreadPoolExecutor
+    sys.path.insert(0, sys.argv[1])
+    import schemac
+    # required keys: one live item per row, so llguidance's row probe (lark_probe) lets it through
+    schema = {"type": "object", "properties": {f"k{i}": {"type": "integer", "minimum": 0} for i in range(990)},
+              "required": [f"k{i}" for i in range(990)]}
+    if sys.argv[3] == "small":
+        import threading
+        threading.stack_size(2 << 20)  # what glibc gives threads when RLIMIT_STACK could not be raised
+    def compile_():
+        try:
+            return schemac.compile(schema, use_cache=False)
+        except schemac.CompileError:
+            return None
+    if sys.argv[2] == "compile":  # the compiler itself, on a worker thread (asyncio.to_thread, a pool)
+        with ThreadPoolExecutor(1) as pool:
+            print("compiled", pool.submit(compile_).result() is not None, flush=True)
+    else:  # compiled on the main thread, loaded by the runtime's own loader
+        art = compile_()
+        if art is None:
+            print("rejected"); sys.exit(0)
+        from testkit.grammar_harness import _tokenizer
+        from schemac.runtime.loader import GrammarLoader
+        loader = GrammarLoader(types.SimpleNamespace(ll=_tokenizer()))
+        print("built", loader.submit(art).result() is not None, flush=True)
+""")
+
+
+def _unlimited_stack() -> None:
+    resource.setrlimit(resource.RLIMIT_STACK, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+
+
+def _deep_run(what: str) -> subprocess.CompletedProcess[str]:
+    """`_DEEP` in a child whose threads get glibc's 2 MiB default (RLIMIT_STACK unlimited)."""
+    from pathlib import Path
+
+    unlimited = resource.getrlimit(resource.RLIMIT_STACK)[1] == resource.RLIM_INFINITY
+    return subprocess.run([sys.executable, "-c", _DEEP, str(Path(__file__).resolve().parents[2]), what, "native" if unlimited else "small"],
+                          capture_output=True, text=True, timeout=300, preexec_fn=_unlimited_stack if unlimited else None)
+
+
+def test_loader_threads_survive_guard_depth_under_unlimited_stack() -> None:
+    """Held after runtime/loader.py's `_CompileExecutor` (64 MiB thread stacks) landed mid-round:
+    before it, this child segfaulted (rc -11) building a 990-key grammar the depth guard admits."""
+    run = _deep_run("load")
+    assert run.returncode == 0 and "built True" in run.stdout, (run.returncode, run.stdout, run.stderr[-400:])
+
+
+def test_compile_on_worker_thread_survives_guard_depth_under_unlimited_stack() -> None:
+    """Found in this round (a segfault): the compiler's whole-grammar llguidance calls ran on the
+    calling thread; they now run on `schemac.native` threads with their own stack."""
+    run = _deep_run("compile")
+    assert run.returncode == 0, (run.returncode, run.stdout, run.stderr[-400:])

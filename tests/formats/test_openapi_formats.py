@@ -78,3 +78,44 @@ def test_off_they_are_annotations() -> None:
 def test_a_bound_of_the_users_own_is_kept() -> None:
     grammar = schemac.compile({"type": "integer", "format": "int32", "minimum": 5}, use_cache=False).grammar
     assert [accepts(grammar, t) for t in ("4", "5", "2147483647", "2147483648")] == [False, True, True, False]
+
+
+# ---- the ranges under applicators, at every spelling of their bounds (attack round 13)
+
+def _spellings(fmt: str) -> list[str]:
+    out = ["-0", "-0.0", "0e5", "-0e-5", "1E1", "1e+1", "0.0", "-1e0"]
+    for bound in RANGES[fmt]:
+        for delta in (0, 1, -1, Decimal("0.5"), Decimal("-0.5"), Decimal("1e-30")):
+            v = Decimal(bound) + delta
+            e = format(v, "E").replace("+", "")
+            mantissa, exp = format(v.normalize(), "E").split("E")
+            out += [format(v, "f"), e, e.lower(), mantissa + "0000E" + exp.replace("+", ""),
+                    format(v.scaleb(-3), "f") + "e3", format(v.scaleb(3), "f") + "e-3"]
+    return list(dict.fromkeys(out))
+
+
+def _in(fmt: str, kind: str, d: Decimal) -> bool:
+    low, high = RANGES[fmt]
+    return Decimal(low) <= d <= Decimal(high) and (kind == "number" or d == d.to_integral_value())
+
+
+@pytest.mark.parametrize("fmt", sorted(RANGES))
+def test_openapi_formats_under_applicators(fmt: str) -> None:
+    """No spelling outside the range (or a fraction for integer) admitted, under oneOf, anyOf,
+    if/then/else and with a user bound beside; `not` of a format is exact or refused loudly."""
+    for kind in ("integer", "number"):
+        f = {"type": kind, "format": fmt}
+        shapes = [(f, lambda d: _in(fmt, kind, d)),
+                  ({"oneOf": [f, {"type": "string"}]}, lambda d: _in(fmt, kind, d)),
+                  ({"anyOf": [{"format": fmt}, {"type": "string"}], "type": kind}, lambda d: _in(fmt, kind, d)),
+                  ({"if": f, "then": {"minimum": -1}, "else": {"type": "string"}}, lambda d: _in(fmt, kind, d) and d >= -1),
+                  ({**f, "minimum": -1}, lambda d: _in(fmt, kind, d) and d >= -1),
+                  ({"not": f}, lambda d: not _in(fmt, kind, d))]
+        for schema, want in shapes:
+            try:
+                grammar = schemac.compile(schema, use_cache=False).grammar
+            except schemac.CompileError:
+                assert "not" in schema  # a loud refusal (`not` of double has no exact lexeme)
+                continue
+            for text in _spellings(fmt):
+                assert not accepts(grammar, text) or want(Decimal(text)), (schema, text)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import socket
 from typing import Any
+import json
 
 import pytest
 from jsonschema import Draft4Validator
@@ -21,6 +22,8 @@ from testkit.grammar_harness import accepts, text_of
 from schemac.diagnostics import CompileError
 from schemac.validate.final import FinalValidator
 from schemac.validate.formats import _format_checker
+from testkit.exactness import check, compiles_or_refused, dumps
+from testkit.grammar_harness import valid_text
 
 D4, D6, D7 = (f"http://json-schema.org/draft-0{n}/schema#" for n in (4, 6, 7))
 V2019, V2020 = (f"https://json-schema.org/draft/{d}/meta/validation#" for d in ("2019-09", "2020-12"))
@@ -224,3 +227,226 @@ def test_a_user_pointer_never_reaches_an_embedded_metaschema() -> None:
             with pytest.raises(CompileError) as err:
                 schemac.compile(schema, use_cache=False)
             assert err.value.codes == ["unresolvable-ref"], schema
+
+
+# ---- attacks on metaschema refs: every fragment kind, both ways, old dialects, name clashes (attack round 11)
+
+M2020 = "https://json-schema.org/draft/2020-12/"
+
+
+VALIDATION = M2020 + "meta/validation"
+
+
+APPLICATOR = M2020 + "meta/applicator"
+
+
+D07 = "http://json-schema.org/draft-07/schema"
+
+
+D06 = "http://json-schema.org/draft-06/schema"
+
+
+D04 = "http://json-schema.org/draft-04/schema"
+
+
+D19_APPLICATOR = "https://json-schema.org/draft/2019-09/meta/applicator"
+
+
+D19_VALIDATION = "https://json-schema.org/draft/2019-09/meta/validation"
+
+
+TYPE_NAMES = dumps(["string", "integer", "x", "", "null"]) + ["1", "null", "[]"]
+
+
+INTEGERS = ["0", "1", "-1", "1.0", "1.5", "1e2", "-0", "10", '"1"', "null"]
+
+
+INTEGER_SPELLINGS = {"1.0", "1e2", "-0"}  # `type: integer` admits `-?(0|[1-9][0-9]*)` only
+
+
+@pytest.mark.parametrize("ref,upgrade", [
+    (VALIDATION + "#/$defs/simpleTypes", False), (VALIDATION + "#/%24defs/simpleTypes", False),
+    (D07 + "#/definitions/simpleTypes", True), (D06 + "#/definitions/simpleTypes", True),
+    (D04 + "#/definitions/simpleTypes", True), (D19_VALIDATION + "#/$defs/simpleTypes", True),
+])
+def test_metaschema_simple_types(ref: str, upgrade: bool) -> None:
+    check({"$ref": ref}, TYPE_NAMES, upgrade_drafts=upgrade)
+    check({"not": {"$ref": ref}}, TYPE_NAMES, upgrade_drafts=upgrade)
+    check({"oneOf": [{"$ref": ref}, {"enum": ["x", "string"]}]}, TYPE_NAMES, upgrade_drafts=upgrade)
+
+
+@pytest.mark.parametrize("ref,upgrade", [
+    (VALIDATION + "#/$defs/nonNegativeInteger", False), (VALIDATION + "#/$defs/nonNegativeIntegerDefault0", False),
+    (D07 + "#/definitions/nonNegativeInteger", True), (D07 + "#/definitions/nonNegativeIntegerDefault0", True),
+    (D06 + "#/definitions/nonNegativeIntegerDefault0", True), (D04 + "#/definitions/positiveInteger", True),
+    (D04 + "#/definitions/positiveIntegerDefault0", True), (VALIDATION + "#/properties/maxLength", False),
+    (VALIDATION + "#/properties/minimum", False), (VALIDATION + "#/properties/multipleOf", False),
+    (D04 + "#/properties/multipleOf", True), (D04 + "#/properties/exclusiveMinimum", True),
+])
+def test_metaschema_numbers(ref: str, upgrade: bool) -> None:
+    for schema in ({"$ref": ref}, {"not": {"$ref": ref}}):
+        check(schema, INTEGERS + ["0.5", "true"], refusable=INTEGER_SPELLINGS, upgrade_drafts=upgrade, oracle=_dialect_oracle(schema, ref))
+
+
+def _dialect_oracle(schema: Any, ref: str) -> Any:
+    """jsonschema keeps the validator of the referring document for a fragment of another
+    dialect's metaschema (no `$schema` in the fragment): draft-04's boolean `exclusiveMinimum`
+    would be compared as a number. The truth for an old draft's fragment is that draft's
+    validator, which reads `$ref` the same way here (the schema holds nothing else that differs)."""
+    import decimal
+
+    import jsonschema
+
+    for dialect, cls in ((D04, jsonschema.Draft4Validator), (D06, jsonschema.Draft6Validator), (D07, jsonschema.Draft7Validator)):
+        if ref.startswith(dialect):
+            validator = cls({"$schema": dialect + "#", **schema})
+            return lambda text: validator.is_valid(json.loads(text, parse_float=decimal.Decimal))
+    return None
+
+
+def test_metaschema_old_draft_without_upgrade_is_refused() -> None:
+    for ref in (D07 + "#/definitions/simpleTypes", D04 + "#/definitions/positiveInteger", D19_VALIDATION + "#/$defs/simpleTypes"):
+        with pytest.raises(CompileError) as info:
+            schemac.compile({"$ref": ref}, use_cache=False)
+        assert info.value.codes == ["unsupported-dialect"], info.value
+        with pytest.raises(CompileError):  # also when reached only through the user's own $defs
+            schemac.compile({"$defs": {"a": {"$ref": ref}}, "$ref": "#/$defs/a"}, use_cache=False)
+
+
+@pytest.mark.parametrize("ref", [VALIDATION + "#/$defs/nope", VALIDATION + "#nope", D07 + "#/definitions/nope",
+                                 VALIDATION + "#/$defs/simpleTypes/enum", M2020 + "schema#/$defs/nonNegativeInteger",
+                                 M2020 + "meta/nope#/$defs/x", "http://json-schema.org/draft-03/schema#",
+                                 "https://json-schema.org/draft/2020-12/hyper-schema"])
+def test_metaschema_missing_fragments_refused(ref: str) -> None:
+    with pytest.raises(CompileError):
+        schemac.compile({"$ref": ref}, use_cache=False, upgrade_drafts=True)
+
+
+def test_metaschema_dynamic_ref_is_not_embedded() -> None:
+    with pytest.raises(CompileError) as info:
+        schemac.compile({"$dynamicRef": APPLICATOR + "#meta"}, use_cache=False)
+    assert info.value.codes == ["remote-ref"]
+
+
+def test_metaschema_small_vocabularies() -> None:
+    check({"$ref": M2020 + "meta/meta-data"},
+           ["{}", '{"title": "a"}', '{"title": 1}', '{"deprecated": true}', '{"deprecated": 1}', '{"examples": 1}',
+            '{"examples": []}', "1", '{"x": 1}', '{"readOnly": false, "writeOnly": "a"}'])
+    check({"$ref": M2020 + "meta/content"},
+           ["{}", '{"contentMediaType": "a"}', '{"contentMediaType": 1}', '{"contentSchema": 1}', '{"contentSchema": {}}'])
+    check({"$ref": M2020 + "meta/format-annotation"}, ["{}", '{"format": "a"}', '{"format": 1}', "true"])
+    check({"$ref": M2020 + "meta/core#/$defs/anchorString"}, dumps(["a", "1", "a-b", "", "a b", "_", "a.b:c"]) + ["1"])
+    check({"$ref": M2020 + "meta/core#/$defs/uriString"}, dumps(["a:b", "a", "a b"]) + ["1"])
+    check({"$ref": M2020 + "meta/core#/$defs/uriReferenceString"}, dumps(["a:b", "a", "a b", ""]) + ["1"])
+
+
+def test_metaschema_dynamic_anchor_of_the_user_root() -> None:
+    """2020-12: the schemaArray's `$dynamicRef: "#meta"` lands on the user's root (outermost
+    `$dynamicAnchor: meta` in the dynamic scope). `$id` on the root: jsonschema's dynamic scope
+    leaves out a root without one."""
+    schema = {"$id": "urn:user", "$dynamicAnchor": "meta",
+              "anyOf": [{"type": "integer"}, {"$ref": APPLICATOR + "#/$defs/schemaArray"}]}
+    check(schema, ["1", "[]", "[1]", "[[1]]", "[1, [2]]", '["a"]', "[{}]", '"a"', "[[]]"])
+
+
+def test_metaschema_2019_recursive_ref_captured_by_user_dynamic_anchor() -> None:
+    """A user's `$dynamicAnchor: meta` must not capture the translated 2019-09 recursion: an exact
+    grammar, or (the whole applicator reached) a typed refusal."""
+    import jsonschema
+
+    core = {"anyOf": [{"type": "integer"}, {"$ref": D19_APPLICATOR + "#/$defs/schemaArray"}]}
+    truth = jsonschema.Draft201909Validator({"$schema": "https://json-schema.org/draft/2019-09/schema", **core})
+    assert not truth.is_valid([1]) and truth.is_valid([{}])  # the 2019-09 meaning
+    schema = {"$dynamicAnchor": "meta", **core}
+    try:
+        art = schemac.compile(schema, use_cache=False, upgrade_drafts=True)
+    except CompileError as exc:  # the whole 2019-09 applicator: `propertyNames: {format: regex}`
+        assert exc.codes == ["property-names-not-exact"], exc
+        return
+    wrong = [t for t in ["1", "[]", "[1]", "[[1]]", "[{}]", '["a"]']
+             if accepts(art.grammar, t) and not truth.is_valid(json.loads(t))]
+    assert not wrong, wrong
+
+
+def test_metaschema_wrapper_uri_is_not_user_addressable() -> None:
+    wrapper = "https://schemac.invalid/metaschema/https/json-schema.org/draft/2020-12/meta/validation"
+    schema = {"allOf": [{"$ref": VALIDATION + "#/$defs/simpleTypes"}, {"$ref": wrapper + "#/$defs/ref0"}]}
+    try:
+        art = schemac.compile(schema, use_cache=False)
+    except CompileError as exc:
+        assert exc.codes == ["remote-ref"]
+        return
+    oracle = FinalValidator(schema)
+    assert not [t for t in TYPE_NAMES if accepts(art.grammar, t) and not valid_text(oracle, t)]
+
+
+def test_metaschema_name_clashes() -> None:
+    key = "schemac:metaschema:" + VALIDATION
+    esc = key.replace("~", "~0").replace("/", "~1")
+    check({"$defs": {key: {"const": "x"}}, "anyOf": [{"$ref": VALIDATION + "#/$defs/simpleTypes"}, {"$ref": "#/$defs/" + esc}]},
+           TYPE_NAMES)
+    check({"$defs": {key: {"const": "x"}, key + "_": {"const": "null"}, "meta": {"const": 1}, "ref0": {"const": 2}},
+            "anyOf": [{"$ref": VALIDATION + "#/$defs/simpleTypes"}, {"$ref": "#/$defs/" + esc + "_"},
+                      {"$ref": "#/$defs/meta"}, {"$ref": "#/$defs/ref0"}]}, TYPE_NAMES + ["2"])
+    # the document's own resource at a metaschema URI wins over the shipped one
+    check({"$id": VALIDATION, "$defs": {"simpleTypes": {"const": "x"}}, "$ref": VALIDATION + "#/$defs/simpleTypes"}, TYPE_NAMES)
+
+
+def test_metaschema_relative_and_nested_resources() -> None:
+    check({"$id": M2020 + "x", "$ref": "meta/validation#/$defs/simpleTypes"}, TYPE_NAMES)
+    check({"$defs": {"n": {"$id": M2020 + "meta/", "$ref": "validation#/$defs/simpleTypes"}},
+            "properties": {"a": {"$ref": "#/$defs/n"}, "b": {"$ref": VALIDATION + "#/$defs/nonNegativeInteger"}}},
+           ['{"a": "string"}', '{"a": "x"}', '{"b": 1}', '{"b": -1}', '{"a": "null", "b": 0}', "{}"])
+    check({"properties": {"a": {"$ref": VALIDATION + "#/$defs/simpleTypes"}, "b": {"$ref": VALIDATION + "#/$defs/simpleTypes"},
+                           "c": {"$ref": D07 + "#/definitions/simpleTypes"}}},
+           ['{"a": "string", "b": "x"}', '{"a": "null", "b": "array", "c": "integer"}', '{"c": "x"}'], upgrade_drafts=True)
+
+
+def test_metaschema_both_dialects_side_by_side() -> None:
+    schema = {"oneOf": [{"$ref": D04 + "#/definitions/positiveInteger"}, {"$ref": VALIDATION + "#/$defs/nonNegativeInteger"},
+                        {"$ref": D07 + "#/definitions/nonNegativeInteger"}]}
+    compiles_or_refused(schema, INTEGERS, {"unsatisfiable"}, upgrade_drafts=True)
+    check({"anyOf": [{"$ref": D04 + "#/definitions/positiveInteger"}, {"$ref": D07 + "#/definitions/simpleTypes"}]},
+           INTEGERS + TYPE_NAMES, refusable=INTEGER_SPELLINGS, upgrade_drafts=True)
+
+
+def test_metaschema_whole_documents_compile_or_refuse() -> None:
+    """Whole metaschemas: refused with a CompileError, or exact on small schemas-as-data."""
+    texts = ["{}", "true", "false", "1", '{"type": "string"}', '{"type": "strin"}', '{"minLength": -1}', '{"$ref": 1}',
+             '{"items": {}}', '{"items": 1}', '{"required": ["a", "a"]}', '{"enum": []}']
+    for ref, upgrade in ((M2020 + "schema", False), (D07, True), (D06 + "#", True), (D04 + "#", True),
+                         ("https://json-schema.org/draft/2019-09/schema", True), (M2020 + "meta/unevaluated", False),
+                         (M2020 + "meta/core", False)):
+        try:
+            schemac.compile({"$ref": ref}, use_cache=False, upgrade_drafts=upgrade)
+        except CompileError:
+            continue
+        check({"$ref": ref}, texts, upgrade_drafts=upgrade)
+
+
+def test_metaschema_refs_in_data_positions_stay_data() -> None:
+    ref = VALIDATION + "#/$defs/simpleTypes"
+    texts = ['{"$ref": "' + ref + '"}', '"string"', "{}", '{"$ref": "x"}', '{"$ref": "#/$defs/ref0"}', "1"]
+    for schema in ({"const": {"$ref": ref}}, {"enum": [{"$ref": ref}, 1]}, {"x-unknown": {"$ref": ref}, "type": "object"},
+                   {"properties": {"$ref": {"const": ref}}}, {"default": {"$ref": ref}, "type": "string"},
+                   {"anyOf": [{"const": {"$ref": ref}}, {"$ref": ref}]}, {"examples": [{"$ref": ref}], "not": {"$ref": ref}},
+                   {"not": {"const": {"$ref": ref}}, "type": "object", "maxProperties": 1}):
+        check(schema, texts)
+
+
+def test_metaschema_dynamic_ref_lands_on_user_root_through_definitions() -> None:
+    schema = {"$id": "urn:user", "$dynamicAnchor": "meta",
+              "anyOf": [{"type": "integer"}, {"$ref": M2020 + "schema#/properties/definitions"}]}
+    compiles_or_refused(schema, ["1", "{}", '{"a": 1}', '{"a": {}}', '{"a": "x"}', '{"a": {"b": 2}}', '{"a": {"b": []}}', '"x"'],
+                         {"property-names-not-exact", "unique-items-unbounded"})
+
+
+def test_metaschema_flattened_definition_names_clash() -> None:
+    """The resolved bundle names embedded definitions `schemac_metaschema_<uri>.<path>`; a user's
+    definition under that very name stays the user's."""
+    base = "schemac_metaschema_https___json-schema.org_draft_2020-12_meta_validation."
+    for name in (base + "meta.simpleTypes", base + "ref0", base + "meta", "schemac:metaschema:" + VALIDATION + "_"):
+        esc = name.replace("~", "~0").replace("/", "~1")
+        check({"$defs": {name: {"const": "x"}}, "anyOf": [{"$ref": VALIDATION + "#/$defs/simpleTypes"}, {"$ref": "#/$defs/" + esc}]},
+               TYPE_NAMES + ['"y"'])
+        check({"$defs": {name: {"const": "x"}}, "$ref": VALIDATION + "#/$defs/simpleTypes"}, TYPE_NAMES + ['"y"'])

@@ -391,3 +391,46 @@ def test_the_draft_walk_crosses_the_reasoning_marker_without_raising() -> None:
     # beyond it only the separator the runtime's gate allows after the marker (JSON whitespace)
     assert enc("\n\n")[0] in extra and all(tok().decode([t])[:1] in " \t\n\r" for t in extra)
     assert bool((mask[n - 1] == -1).all()), "the EOS draft was refused: its row is never filled"
+
+
+# ---- rows the speculative walk and the reasoning gate give (attack round 13)
+
+def test_sglang_draft_walk_forbids_eos_after_an_invalid_closing_brace() -> None:
+    """Speculative mode absorbs EOS on a doomed answer without raising (the walk calls
+    accept_token outside any try), so the walk's rows are the only judge: the row after a
+    `}` that closes an answer the schema refuses allows the filler token, never EOS."""
+    import torch
+    b = backend("--speculative-algorithm", "NGRAM")
+    grammar = loose_grammar(b)
+    tokens = enc('{"n": 99}')
+    req = decode(grammar, tokens[:-1])
+    draft = [tokens[-2], tokens[-1], tok().eos_token_id]
+    rows, _ = M["spec_utils"].generate_token_bitmask(
+        [req], torch.tensor([[1, 2, -1]]), torch.tensor([[-1, -1, -1]]), torch.tensor([draft]), PADDED)
+    assert allowed(rows[0], tokens[-1])
+    assert not allowed(rows[1], tok().eos_token_id) and allowed(rows[1], b.filler_token)
+    assert grammar.state.pending == 0 and not grammar.is_terminated()
+
+
+def test_sglang_reasoning_rows_after_the_marker() -> None:
+    """Under --reasoning-parser: EOS is masked right after `</think>`, the separator stops at 4
+    space bytes, and a rollback into the marker gives free text again (EOS still masked).
+    (SGLang judges a sampled EOS before the grammar sees it, so these rows are the defence.)"""
+    eos = tok().eos_token_id
+    b = backend("--reasoning-parser", "deepseek-r1")
+    grammar = dispatch(b, reasoning=True)
+    for t in enc("ok </think>"):
+        grammar.accept_token(t)
+    assert not allowed(batch_mask(grammar)[0], eos)
+    space, seen = enc(" ")[0], []
+    for _ in range(6):
+        seen.append(allowed(batch_mask(grammar)[0], space))
+        if seen[-1]:
+            grammar.accept_token(space)
+    assert seen == [True] * 4 + [False] * 2
+    again = dispatch(b, reasoning=True)
+    for t in enc("ok </think>"):
+        again.accept_token(t)
+    again.rollback(1)
+    row = batch_mask(again)[0]
+    assert allowed(row, enc("Say")[0]) and not allowed(row, eos)

@@ -3,6 +3,8 @@ one object node, and anchored literal patterns proving discriminators disjoint."
 from __future__ import annotations
 
 import json
+import itertools
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -11,6 +13,7 @@ from hypothesis import strategies as st
 import schemac
 from testkit.grammar_harness import OTHER_REJECTIONS, check_exact_or_rejected
 from schemac.lower.support.analysis import pattern_literal
+from testkit.exactness import check_every_order
 
 
 def _keyed(n: int) -> dict:
@@ -128,3 +131,103 @@ def test_branches_sharing_property_schemas_are_exact(values: list, tagged: list,
     branches = [{"type": "object", "properties": {"a": v, "b": values[0], **({"t": {"const": i}} if tag else {})}}
                 for i, (v, tag) in enumerate(zip(values, tagged))]
     check_exact_or_rejected({"oneOf": branches}, data, {"one-of-not-exact", *OTHER_REJECTIONS})
+
+
+# ---- attacks on the cheaper forms: required-and-listed keys, const/enum objects, pattern literals,
+# seeded random object schemas under not and oneOf (attack round 11)
+
+NEG_VALUES: list[Any] = [None, True, 0, 1, 2, 1.5, "", "a", "a.", "^", "ab", "a\n", "\\", [], [1], [1, 2], ["a"], [1, 1]]
+
+
+NEG_OBJECTS = [dict(zip(ks, vs)) for n in range(3) for ks in itertools.combinations(["a", "b", "k"], n)
+               for vs in itertools.product([1, "a", "b", None], repeat=n)] + [{"a": {"a": 1}}, {"a": [1]}, {"k": "a", "a": 1, "b": 1}]
+
+
+S1 = {"type": "integer", "minimum": 1}
+
+
+NEG_SCHEMAS = [
+    {"allOf": [S1], "not": S1},
+    {"properties": {"a": S1}, "not": {"properties": {"a": S1}}},
+    {"properties": {"a": S1}, "not": {"properties": {"a": S1}, "required": ["a"]}},
+    {"properties": {"a": S1}, "not": {"properties": {"a": S1, "b": {"type": "string"}}, "required": ["a", "b"]}},
+    {"not": {"properties": {"a": S1}, "required": ["a", "b"]}},
+    {"not": {"properties": {"a": S1, "b": True}, "required": ["b"]}},
+    {"not": {"properties": {"a": False}, "required": ["a"]}},
+    {"type": "object", "additionalProperties": False, "properties": {"a": {}, "b": {}}, "not": {"properties": {"k": S1}, "required": ["k"]}},
+    {"not": {"const": {"a": 1, "b": "a"}}},
+    {"not": {"const": {"a": {"a": 1}}}},
+    {"not": {"enum": [{"a": 1}, {"b": None}, {}]}},
+    {"type": "object", "not": {"const": {}}},
+    {"oneOf": [{"properties": {"k": {"pattern": "^a$"}}, "required": ["k"]}, {"properties": {"k": {"pattern": "^b$"}}, "required": ["k"]}]},
+    {"oneOf": [{"properties": {"k": {"pattern": "^a$"}}, "required": ["k"]}, {"properties": {"k": {"pattern": "^a"}}, "required": ["k"]}]},
+    {"oneOf": [{"properties": {"k": {"pattern": "^a$"}}}, {"properties": {"k": {"const": "a"}}}]},
+    {"oneOf": [{"pattern": "^a\\.$"}, {"pattern": "^a.$"}]},
+    {"oneOf": [{"pattern": "^\\^$"}, {"const": "^"}, {"type": "integer"}]},
+    {"oneOf": [{"pattern": "^$"}, {"maxLength": 0}]},
+    {"oneOf": [{"pattern": "^a\n$"}, {"pattern": "^a$"}]},
+    {"oneOf": [{"pattern": "^a$"}, {"pattern": "a$"}]},
+    {"oneOf": [{"pattern": "^\\\\$"}, {"pattern": "^\\$"}]},
+    {"oneOf": [{"pattern": "^a$", "type": "string"}, {"enum": ["a", 1]}]},
+    {"oneOf": [{"pattern": "^ab$"}, {"pattern": "^a$"}, {"minLength": 2}]},
+    {"oneOf": [{"type": "object", "properties": {"k": {"pattern": "^a$"}}, "required": ["k"], "additionalProperties": {"type": "integer"}},
+               {"type": "object", "properties": {"k": {"pattern": "^b$"}, "a": {"type": "string"}}, "required": ["k"]},
+               {"type": "object", "required": ["a"]}]},
+    {"oneOf": [{"required": ["a"]}, {"required": ["b"]}, {"properties": {"a": False, "b": False}}]},
+    {"oneOf": [{"properties": {"a": S1}, "required": ["a"]}, {"properties": {"a": {"type": "string"}}, "required": ["a"]}, {"maxProperties": 1}]},
+    {"not": {"oneOf": [{"required": ["a"]}, {"properties": {"a": {"const": 1}}}]}},
+    {"not": {"anyOf": [{"properties": {"a": S1}, "required": ["a"]}, {"properties": {"b": {"const": "a"}}, "required": ["b"]}]}},
+    {"if": {"properties": {"k": {"pattern": "^a$"}}, "required": ["k"]}, "then": {"required": ["a"]}, "else": {"not": {"required": ["a"]}}},
+    {"allOf": [{"$ref": "#/$defs/s1"}], "not": {"$ref": "#/$defs/s1"}, "$defs": {"s1": S1}},
+    {"properties": {"a": {"$ref": "#/$defs/s1"}}, "not": {"properties": {"a": {"$ref": "#/$defs/s1"}}, "required": ["a"]}, "$defs": {"s1": S1}},
+    {"prefixItems": [S1], "not": {"prefixItems": [S1], "minItems": 1}},
+    {"items": S1, "not": {"items": S1, "maxItems": 1}},
+    {"oneOf": [{"items": S1}, {"prefixItems": [S1]}, {"contains": {"const": 2}}]},
+]
+
+
+@pytest.mark.parametrize("i", range(len(NEG_SCHEMAS)))
+def test_negation_and_one_of_lowering(i: int) -> None:
+    check_every_order(NEG_SCHEMAS[i], NEG_VALUES + NEG_OBJECTS, {"not-exact", "one-of-not-exact", "if-not-exact", "unsatisfiable",
+                                                                   "contains-unbounded", "grammar-error"})
+
+
+def _random_object_schema(rng: Any, depth: int = 0) -> Any:
+    """A small random schema over keys a, b, k: properties/required/additionalProperties, const,
+    enum, type, min/maxProperties, dependentRequired, nested not/anyOf/oneOf/allOf."""
+    leaf = rng.choice([{"const": 1}, {"type": "integer"}, {"type": "string"}, {"enum": ["a", None]}, {"const": "a"}, True, False,
+                       {"pattern": "^a$"}, {"minimum": 1}, {"type": ["string", "null"]}])
+    if depth > 1 or rng.random() < 0.2:
+        return leaf
+    kind = rng.randrange(6)
+    if kind == 0:
+        keys = rng.sample(["a", "b", "k"], rng.randrange(1, 3))
+        node: dict[str, Any] = {"properties": {k: _random_object_schema(rng, depth + 1) for k in keys}}
+        if rng.random() < 0.6:
+            node["required"] = rng.sample(["a", "b", "k"], rng.randrange(0, 3))
+        if rng.random() < 0.3:
+            node["additionalProperties"] = rng.choice([False, {"type": "integer"}])
+        if rng.random() < 0.2:
+            node["maxProperties"] = rng.randrange(0, 3)
+        return node
+    if kind == 1:
+        return {"not": _random_object_schema(rng, depth + 1)}
+    if kind == 2:
+        return {rng.choice(["anyOf", "oneOf", "allOf"]): [_random_object_schema(rng, depth + 1) for _ in range(rng.randrange(1, 4))]}
+    if kind == 3:
+        return {"const": rng.choice([{"a": 1}, {"a": "a", "b": None}, {}, {"k": "a"}])}
+    if kind == 4:
+        return {"dependentRequired": {rng.choice("abk"): [rng.choice("abk")]}, "minProperties": rng.randrange(0, 2)}
+    return {"type": "object", "required": [rng.choice("abk")], "not": _random_object_schema(rng, depth + 1)}
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_negation_and_one_of(seed: int) -> None:
+    import random
+
+    rng = random.Random(seed * 7919)
+    schema = {rng.choice(["not", "oneOf"]): _random_object_schema(rng)} if rng.random() < 0.5 else _random_object_schema(rng)
+    if isinstance(schema, dict) and "oneOf" in schema and not isinstance(schema["oneOf"], list):
+        schema = {"oneOf": [schema["oneOf"], _random_object_schema(rng)]}
+    check_every_order(schema, NEG_VALUES + NEG_OBJECTS, {"not-exact", "one-of-not-exact", "if-not-exact", "unsatisfiable",
+                                                          "grammar-error", "too-large"})

@@ -4,6 +4,7 @@ from __future__ import annotations
 import itertools
 import json
 from collections import Counter
+from typing import Any
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -11,6 +12,8 @@ from hypothesis import given, settings, strategies as st
 import schemac
 from schemac.budget import Limits
 from testkit.lower_passes_oracle import check_exact, check_fixture, fixtures, instances, relower
+from testkit.exactness import unsound
+from testkit.grammar_harness import accepts
 
 
 @pytest.mark.parametrize("path", fixtures("intersection"), ids=lambda p: p.stem)
@@ -107,3 +110,31 @@ def test_complement_of_a_counted_object_keeps_the_properties_order() -> None:
     schema = {"not": {"additionalProperties": False, "minProperties": 1, "maxProperties": 1,
                       "properties": {"a": {}, "b": {}, "c": {}}}}
     assert accepts(schemac.compile(schema, use_cache=False).grammar, '{"a": 1, "b": 1}')
+
+
+# ---- found while fuzzing the stated-orders rewrite (attack round 12)
+
+I = {"type": "integer"}
+
+
+# was a finding (fixed): intersection.lower, closed object with maxProperties and one optional key
+# set to drop: `{**out, **branches[0]}` replaces the node's whole `properties` with the branch's
+# `{c: false}`, so a and b become additional keys under additionalProperties false; negated, that
+# unsatisfiable node admits every object, {"a": 1, "b": 1} included
+@pytest.mark.parametrize("schema,text", [
+    ({"not": {"properties": {"a": True, "b": True, "c": True}, "required": ["a", "b"], "additionalProperties": False,
+              "maxProperties": 2}}, '{"a": 1, "b": 1}'),
+    ({"not": {"required": ["a"], "maxProperties": 1, "propertyNames": {"enum": ["a", "b"]}}}, '{"a": 1}'),
+], ids=["closed", "propertyNames"])
+def test_negated_closed_count_admits_no_valid_object_of_the_inner_schema(schema: dict[str, Any], text: str) -> None:
+    _, wrong = unsound(schema, [text, '{"a": 1, "b": 1, "c": 1}', '{}', '1'], key_order="properties")
+    assert not wrong, wrong
+
+
+# was a finding (fixed): same mechanism, positive: `properties` {a, b} with a required, closed,
+# maxProperties 1 is lowered to `properties: {b: false}` under additionalProperties false, so it is
+# rejected as unsatisfiable although {"a": 1} is valid
+def test_closed_object_with_one_optional_key_and_max_properties_compiles() -> None:
+    schema = {"type": "object", "properties": {"a": I, "b": I}, "required": ["a"], "additionalProperties": False, "maxProperties": 1}
+    art = schemac.compile(schema, use_cache=False)
+    assert accepts(art.grammar, '{"a": 1}') and not accepts(art.grammar, '{"a": 1, "b": 2}')

@@ -28,6 +28,7 @@ from schemac.lower.support.marks import WITNESS
 from schemac.lower.support.productive import drop_unproductive
 from schemac.lower.support.scalar_marks import lowered_validator, stripped
 from schemac.validate.final import parse_answer
+from testkit.grammar_harness import _tokenizer
 
 KEYS = ["a", "x", "xa", "z"]
 VALUES = [0, 1, "s"]
@@ -217,3 +218,186 @@ def test_readers_honour_the_marker() -> None:
     root = {"type": "object", WITNESS: [{"pattern": "^x", "value": {"$ref": "#/$defs/loop"}}]}
     new_root, defs = drop_unproductive(root, {"loop": bad})
     assert new_root[WITNESS][0]["value"] is False and not defs
+
+
+# ---- attacks on witnesses: merges, negation, recursion, escaped keys, llguidance's row limit
+# (attack round 8; GRID is OBJECTS, walked with completeness up to key order)
+
+I = {"type": "integer"}
+
+
+C0 = {"const": 0}
+
+
+GRID = _objects(KEYS, VALUES, 3)
+
+
+def _spelled(entries: list[tuple[str, Any]]) -> str:
+    return "{" + ", ".join(f"{json.dumps(k, ensure_ascii=False)}: {json.dumps(v)}" for k, v in entries) + "}"
+
+
+def _walk_grid(schema: Any, grid: list[list[tuple[str, Any]]] = GRID, oracle: Any = None) -> None:
+    """Soundness on every text of the grid; completeness up to property order (some order of
+    every valid set of entries is accepted); a rejection only as `unsatisfiable` when no grid
+    object is valid."""
+    oracle = oracle or jsonschema.Draft202012Validator(schema)
+    try:
+        art = schemac.compile(schema, use_cache=False)
+    except CompileError as exc:
+        assert exc.codes == ["unsatisfiable"], exc
+        assert not any(oracle.is_valid(json.loads(_spelled(e))) for e in grid), schema
+        return
+    accepted = partial(accepts, art.grammar)
+    seen: dict[frozenset[tuple[str, str]], list[Any]] = {}
+    for entries in grid:
+        text = _spelled(entries)
+        valid = oracle.is_valid(json.loads(text))
+        got = accepted(text)
+        assert not got or valid, ("invalid answer admitted", text)
+        slot = seen.setdefault(frozenset((k, json.dumps(v)) for k, v in entries), [False, valid, text])
+        slot[0] |= got
+    refused = [s[2] for s in seen.values() if s[1] and not s[0]]
+    assert not refused, ("no order of a valid object admitted", refused[:3])
+
+
+def _several_witness_parts(parts: int, patterns: int) -> dict[str, Any]:
+    letters = "abcdefgh"
+    return {"type": "object", "allOf": [{"not": {"patternProperties": {f"^{letters[j]}{i}": C0 for j in range(patterns)}}}
+                                        for i in range(parts)]}
+
+
+def _row_limit_holds(schema: dict[str, Any], text: str) -> None:
+    """Either the schema is refused at compile time, or the valid `text` is admitted (no
+    ParserTooComplex at some row of the answer)."""
+    assert jsonschema.Draft202012Validator(schema).is_valid(json.loads(text))
+    try:
+        art = schemac.compile(schema, use_cache=False)
+    except CompileError:
+        return  # refused before generation: within the promise
+    import llguidance
+
+    matcher = llguidance.LLMatcher(_tokenizer(), art.grammar, log_level=0)
+    done = matcher.try_consume_tokens(list(text.encode()))
+    assert not matcher.is_error(), matcher.get_error()[:200]
+    assert done == len(text.encode()) and matcher.is_accepting()
+
+
+_ROW = '{"a0": 1, "a1": 1, "a2": 1, "a3": 1}'
+
+
+@pytest.mark.parametrize("parts, patterns", [(4, 3), (3, 5)])
+def test_witness_products_at_the_root_are_refused_or_admitted(parts: int, patterns: int) -> None:
+    """Held once `lark_probe` landed (mid-round): the row blow-up at the opening `{` is refused
+    as too-large at compile time."""
+    text = "{" + ", ".join(f'"a{i}": 1' for i in range(parts)) + "}"
+    _row_limit_holds(_several_witness_parts(parts, patterns), text)
+
+
+@pytest.mark.parametrize("schema, text", [
+    ({"type": "object", "properties": {"p": _several_witness_parts(4, 3)}, "required": ["p"]}, '{"p": ' + _ROW + "}"),
+    ({"type": "array", "prefixItems": [{"const": 1}], "items": _several_witness_parts(4, 3)}, "[1, " + _ROW + "]"),
+], ids=["under-property", "second-item"])
+def test_nested_witness_products_pass_llguidance_row_limit(schema: dict[str, Any], text: str) -> None:
+    """Was a finding (the product one level down compiled, then llguidance's matcher failed every
+    answer mid-way with 'Current row has 2673 items; max is 2000'); held once lark_probe's walks
+    went down into nested values: refused as too-large at compile time."""
+    _row_limit_holds(schema, text)
+
+
+def test_same_products_without_witnesses_hold() -> None:
+    """The control: as many distributed object branches without witnesses stay under the row
+    limit, so the blow-up is the witness writer's."""
+    schema = {"type": "object", "allOf": [{"anyOf": [{"patternProperties": {f"^{c}{i}": {"const": 1}}, "required": [f"{c}{i}"]}
+                                                     for c in "abc"]} for i in range(4)]}
+    text = '{"a0": 1, "a1": 1, "a2": 1, "a3": 1}'
+    assert partial(accepts, schemac.compile(schema, use_cache=False).grammar)(text)
+
+
+HELD = [
+    {"type": "object", "properties": {"a": {}}, "not": {"additionalProperties": I}, "unevaluatedProperties": False},
+    {"type": "object", "not": {"additionalProperties": I}, "unevaluatedProperties": False},  # unsatisfiable
+    {"type": "object", "dependentSchemas": {"a": {"not": {"patternProperties": {"^x": C0}}}}, "maxProperties": 2},
+    {"type": "object", "not": {"additionalProperties": I, "propertyNames": {"pattern": "^x"}}},
+    {"type": "object", "oneOf": [{"not": {"additionalProperties": C0}}, {"not": {"additionalProperties": {"const": 1}}}]},
+    {"type": "object", "not": {"oneOf": [{"not": {"additionalProperties": C0}}, {"required": ["a"]}]}},
+    {"type": "object", "if": {"not": {"patternProperties": {"^x": C0}}}, "then": {"maxProperties": 1}, "else": {"required": ["z"]}},
+    {"type": "object", "not": {"patternProperties": {"^x": False, "a": True}}},
+    {"type": "object", "properties": {"x": C0}, "required": ["x"], "not": {"patternProperties": {"^x": C0}}},
+    {"type": "object", "allOf": [{"patternProperties": {"^x": C0}, "additionalProperties": False},
+                                 {"patternProperties": {"a": True}, "additionalProperties": {"type": "string"}}]},
+    {"type": "object", "allOf": [{"properties": {"a": True}, "additionalProperties": C0}, {"patternProperties": {"^x": I}},
+                                 {"patternProperties": {"a$": {"type": "string"}}, "additionalProperties": {"not": C0}}]},
+    {"type": "object", "allOf": [{"additionalProperties": I}, {"patternProperties": {"^x": C0}}],
+     "not": {"additionalProperties": C0}},
+    {"type": "object", "minProperties": 3, "maxProperties": 3,
+     "allOf": [{"not": {"patternProperties": {"^x": C0}}}, {"not": {"patternProperties": {"a": C0}}},
+               {"not": {"additionalProperties": {"const": 1}}}]},
+    {"type": "object", "not": {"additionalProperties": {"not": {"additionalProperties": C0}}}},
+    {"type": "object", "if": {"patternProperties": {"^x": C0}}, "then": {"not": {"additionalProperties": C0}},
+     "unevaluatedProperties": {"type": "string"}},
+    {"type": "object", "oneOf": [{"patternProperties": {"^x": I}, "not": {"additionalProperties": C0}}, {"required": ["z"]}],
+     "unevaluatedProperties": {"const": 1}},
+    {"type": "object", "not": {"if": {"additionalProperties": C0}, "then": {"required": ["a"]},
+                               "else": {"patternProperties": {"^x": I}}}},
+    {"type": "object", "not": {"dependentSchemas": {"a": {"patternProperties": {"^x": C0}}}}, "maxProperties": 2},
+    {"type": "object", "properties": {"xa": {"const": 1}}, "not": {"patternProperties": {"^x": {"const": 1}, "a$": C0}}},
+]
+
+
+@pytest.mark.parametrize("schema", HELD, ids=lambda s: json.dumps(s)[:60])
+def test_witness_attacks_held(schema: dict[str, Any]) -> None:
+    _walk_grid(schema)
+
+
+SPECIAL_KEYS = ["", '"', "\\", "\n", "\x7f", "\u2028", "é", "\U0001f600", "x", "\x01"]
+
+
+SPECIAL_GRID = _objects(SPECIAL_KEYS, [0, "s"], 2)
+
+
+@pytest.mark.parametrize("schema", [
+    {"type": "object", "not": {"patternProperties": {"^$": C0}}},
+    {"type": "object", "not": {"patternProperties": {'"': C0}}},
+    {"type": "object", "not": {"patternProperties": {"\\\\": C0}}},
+    {"type": "object", "not": {"patternProperties": {"^.$": C0}}},  # ECMA `.`: not U+2028, one astral char
+    {"type": "object", "not": {"patternProperties": {"\\u2028": C0}}},
+    {"type": "object", "properties": {"\x7f": C0}, "not": {"additionalProperties": C0}},
+    {"type": "object", "properties": {"": {}}, "required": [""], "not": {"properties": {"": {}}, "additionalProperties": C0}},
+], ids=lambda s: json.dumps(s)[:60])
+def test_witness_special_keys_held(schema: dict[str, Any]) -> None:
+    """Keys that need escapes, DEL, line separators, astral characters and the empty key, with
+    schemac's ECMA validator as the oracle; `\\u` spellings of a key stay refused."""
+    from schemac.validate.final import FinalValidator
+
+    _walk_grid(schema, SPECIAL_GRID, FinalValidator(schema))
+    accepted = partial(accepts, schemac.compile(schema, use_cache=False).grammar)
+    for key in SPECIAL_KEYS:
+        escaped = '"' + "".join(f"\\u{ord(c):04x}" if ord(c) < 0x10000 else c for c in key) + '"'
+        if key and escaped != json.dumps(key, ensure_ascii=False):
+            assert not accepted("{" + escaped + ': "s"}'), escaped
+
+
+R = "#/$defs/T"
+
+
+RECURSIVE_VALUES: list[Any] = [0, "s", {}, [], {"a": 0}, {"x": {}}, {"a": {"a": 0}}, {"a": {"x": {}}},
+                               {"x": {"a": {}}}, {"a": 0, "x": {}}, {"a": {}, "x": 0}, [{}], [{"a": 0}]]
+
+
+@pytest.mark.parametrize("schema", [
+    {"$defs": {"T": {"type": "object", "not": {"additionalProperties": {"$ref": R}}}}, "$ref": R},
+    {"$defs": {"T": {"anyOf": [C0, {"type": "object", "additionalProperties": {"$ref": R}}]}}, "not": {"$ref": R}},
+    {"$defs": {"T": {"oneOf": [{"type": "object", "not": {"additionalProperties": {"$ref": R}}}, {"required": ["a"]}]}},
+     "$ref": R},
+    {"$defs": {"T": {"type": "object", "if": {"additionalProperties": {"$ref": R}}, "then": {"required": ["a"]}}}, "$ref": R},
+    {"type": "array", "contains": {"type": "object", "not": {"additionalProperties": C0}}},
+    {"enum": [{"a": 0}, {"a": 1}, {"x": 0}, {}], "not": {"additionalProperties": C0}},
+], ids=lambda s: json.dumps(s)[:60])
+def test_witness_recursion_held(schema: dict[str, Any]) -> None:
+    oracle = jsonschema.Draft202012Validator(schema)
+    accepted = partial(accepts, schemac.compile(schema, use_cache=False).grammar)
+    for value in RECURSIVE_VALUES:
+        text = json.dumps(value)
+        got = accepted(text)
+        assert not got or oracle.is_valid(value), ("invalid answer admitted", text)
+        assert got or not oracle.is_valid(value), ("valid answer refused", text)

@@ -13,6 +13,8 @@ import re
 from decimal import Decimal
 from fractions import Fraction
 from itertools import product
+import random
+from typing import Any
 
 import jsonschema
 import pytest
@@ -281,3 +283,56 @@ def test_mixed_numbers_beside_other_values() -> None:
              '"ab"': True, '"abc"': True, '"abcd"': False, "true": True, "[]": True, "[1]": True, "[1, 2]": False,
              "null": True, "{}": False}
     assert {t: accepts(grammar, f'{{"n": {t}}}') for t in texts} == texts
+
+
+# ---- the residue automaton against exact fractions (attack round 8)
+
+_STEPS = [Decimal(s) for s in ("0.1", "0.3", "7", "0.25", "2.5", "1.5", "0.7", "0.05", "11", "1.1", "0.125", "12.5",
+                               "3.3", "0.001", "6", "0.04", "0.07", "13", "0.13")]
+
+
+_BOUNDS: list[Any] = [None, Decimal("-3"), Decimal("0"), Decimal("0.5"), Decimal("-0.7"), Decimal("7"), Decimal("2.1")]
+
+
+def _number_texts() -> list[str]:
+    import re
+
+    number = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?")
+    out = ["".join(cs) for n in range(1, 5) for cs in product("-.0137", repeat=n)]
+    return [t for t in out if number.fullmatch(t) and not (t[0] == "-" and Decimal(t) == 0)] + [
+        "0.0000", "0.1250", "12.50", "39.00", "91.0", "1.10", "3.30", "-0.13", "-1.3", "0.001", "77", "143"]
+
+
+def test_residue_automaton_held() -> None:
+    """`numbers._automaton` (residue reader, bounds, integer syntax) against exact Fractions over
+    random multipleOf / not-multipleOf / bound combinations (policy spellings, no `-0`)."""
+    from schemac.numbers.exact import _automaton
+    from schemac.numbers.dfa import TooLarge
+
+    texts = _number_texts()
+    rng = random.Random(8)
+    checked = 0
+    for _ in range(120):
+        integer = rng.random() < 0.3
+        step = rng.choice([None, *_STEPS])
+        avoid = tuple(rng.sample(_STEPS, rng.randint(0, 3)))
+        lo, hi, xlo, xhi = (rng.choice(_BOUNDS) if rng.random() < 0.3 else None for _ in range(4))
+        try:
+            dfa = _automaton(integer, lo, hi, xlo, xhi, step, avoid)
+        except TooLarge:
+            continue
+        if dfa is None:
+            continue
+        checked += 1
+        for t in texts:
+            v = Fraction(Decimal(t))
+            want = not (integer and "." in t)
+            want = want and (lo is None or v >= lo) and (hi is None or v <= hi)
+            want = want and (xlo is None or v > xlo) and (xhi is None or v < xhi)
+            want = want and (step is None or (v / Fraction(step)).denominator == 1)
+            want = want and all((v / Fraction(s)).denominator != 1 for s in avoid)
+            state: int | None = 0
+            for ch in t:
+                state = None if state is None else dfa.edges[state].get(ch)
+            assert (state is not None and state in dfa.accepting) == want, (t, integer, lo, hi, xlo, xhi, step, avoid)
+    assert checked > 60

@@ -18,6 +18,7 @@ import jsonschema
 import pytest
 
 import schemac
+from testkit.exactness import check
 from testkit.grammar_harness import accepts
 
 BIG = 2 ** 53
@@ -61,8 +62,9 @@ def _oracle(schema: object):
     return jsonschema.Draft202012Validator(json.loads(json.dumps(schema), parse_float=Decimal))
 
 
-def _check(schema: dict, wrap) -> None:
-    """`wrap` puts a number text where the schema is (the root, a property, an item)."""
+def _numbers_exact(schema: dict, wrap) -> None:
+    """`wrap` puts a number text where the schema is (the root, a property, an item): a spelling
+    is admitted iff its value is valid and the policy admits the spelling."""
     integer = schema.get("type") == "integer"
     try:
         art = schemac.compile(wrap(schema, None), use_cache=False)
@@ -71,13 +73,14 @@ def _check(schema: dict, wrap) -> None:
         assert not any(_oracle(schema).is_valid(Decimal(t)) for t in SPELLINGS if _NUMBER.fullmatch(t)), schema
         return
     oracle = _oracle(schema)
-    for text in SPELLINGS:
+    spelled = {wrap(None, text): text for text in SPELLINGS}
+
+    def admitted(wrapped: str) -> bool:
+        text = spelled[wrapped]
         value = json.loads(text, parse_float=Decimal) if _JSON.fullmatch(text) else None
-        valid = value is not None and oracle.is_valid(value)
-        got = accepts(art.grammar, wrap(None, text))
-        assert not got or (valid and policy(text, integer)), ("accepted", schema, text)
-        if valid and policy(text, integer):
-            assert got, ("valid policy spelling refused", schema, text)
+        return value is not None and oracle.is_valid(value) and policy(text, integer)
+
+    check(wrap(schema, None), list(spelled), oracle=admitted, art=art)
 
 
 def _root(schema, text):
@@ -90,12 +93,12 @@ def _in_object(schema, text):
 
 @pytest.mark.parametrize("schema", grid(), ids=lambda s: json.dumps(s)[:70])
 def test_numbers_exact_at_root(schema: dict) -> None:
-    _check(schema, _root)
+    _numbers_exact(schema, _root)
 
 
 @pytest.mark.parametrize("schema", grid()[::5], ids=lambda s: json.dumps(s)[:70])
 def test_numbers_exact_in_object(schema: dict) -> None:
-    _check(schema, _in_object)
+    _numbers_exact(schema, _in_object)
 
 
 def test_issue_examples() -> None:

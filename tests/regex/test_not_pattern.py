@@ -104,7 +104,7 @@ def _walk(grammar: str, expected: Callable[[str], bool], strict: bool) -> list[t
     return wrong
 
 
-def _check(schema: dict[str, Any], expected: Callable[[str], bool], strict: bool) -> None:
+def _walked_exact(schema: dict[str, Any], expected: Callable[[str], bool], strict: bool) -> None:
     try:
         art = schemac.compile(schema, use_cache=False)
     except CompileError as exc:  # e.g. `^` negated: no string is left
@@ -135,7 +135,7 @@ def test_marker_is_exact(name: str, build: Callable, other: Callable, verdicts: 
     monkeypatch.setattr(negation_strings, "_simple_not_pattern", lambda pattern, ctx: None)
     of = _matcher(verdicts, {s: i for i, s in enumerate(WORDS)})
     for p in CATALOGUE:
-        _check(build(p), lambda s, p=p: not of(s)(p) and other(s, of(s)), strict=True)
+        _walked_exact(build(p), lambda s, p=p: not of(s)(p) and other(s, of(s)), strict=True)
 
 
 @pytest.mark.parametrize("name,build,other", VARIANTS[:2], ids=[v[0] for v in VARIANTS[:2]])
@@ -145,7 +145,7 @@ def test_chosen_form_is_exact(name: str, build: Callable, other: Callable, verdi
     deviations, tests/regex/test_strings_exact.py.)"""
     of = _matcher(verdicts, {s: i for i, s in enumerate(WORDS)})
     for p in CATALOGUE:
-        _check(build(p), lambda s, p=p: not of(s)(p) and other(s, of(s)), strict=False)
+        _walked_exact(build(p), lambda s, p=p: not of(s)(p) and other(s, of(s)), strict=False)
 
 
 # ---- end to end ----------------------------------------------------------------------------

@@ -381,3 +381,42 @@ def test_mask_rows_take_engine_integers_and_refuse_booleans():
     assert bool(torch.isinf(logits[0]).all()) and not bool(torch.isinf(logits[2]).any())
     with pytest.raises(ValueError, match=r"rows\[0\]"):
         apply_token_bitmask(torch.zeros(3, VOCAB), bm, rows=[True, 0], vocab_size=VOCAB)
+
+
+# ---- engine arrays at the boundary (attack round 13)
+
+def test_row_integers_refuse_non_integers() -> None:
+    import numpy as np
+    import torch
+    from schemac.runtime.boundary import integer
+    for bad in (True, np.bool_(True), torch.tensor(True), torch.tensor(1.0), np.float64(1.0), torch.tensor([1]),
+                np.array([1]), 1.0, "1", None):
+        assert integer(bad) is None, bad
+    for good, n in ((np.uint64(2 ** 64 - 1), 2 ** 64 - 1), (np.int64(-1), -1), (torch.tensor(3, dtype=torch.int16), 3),
+                    (torch.tensor(3, dtype=torch.uint8), 3)):
+        assert integer(good) == n
+
+
+def test_drafts_as_engine_arrays_and_a_strided_bitmask() -> None:
+    """Drafts as a 1-D int64 tensor or a numpy array (what engines hold) raised "truth value
+    of an array is ambiguous" in `fill` (`if drafts`); a strided bitmask view passed the
+    boundary check and reached llguidance's `assert is_contiguous()` (gone under `python -O`,
+    where rows are written through the data pointer): a BoundaryError before writing."""
+    import numpy as np
+    import torch
+    from tests.runtime.test_runtime_reasoning import admit, enc, engine
+
+    from schemac.runtime import BoundaryError
+    eng = engine()
+    state = admit(reasoning=None)
+    drafts = enc('{"')
+    want = eng.allocate_bitmask(len(drafts) + 1)
+    eng.fill(want, [(state, 0, drafts)])
+    for form in (torch.tensor(drafts), np.array(drafts, dtype=np.uint16), torch.tensor([], dtype=torch.int64)):
+        got = eng.allocate_bitmask(len(drafts) + 1)
+        got.fill_(0x1234)
+        eng.fill(got, [(state, 0, form)])
+        n = len(form) + 1
+        assert torch.equal(got[:n], want[:n]), type(form)
+    with pytest.raises(BoundaryError):
+        eng.fill(eng.allocate_bitmask(4)[::2], [(state, 0, [])])

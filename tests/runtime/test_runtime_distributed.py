@@ -11,6 +11,8 @@ import multiprocessing as mp
 import sys
 from pathlib import Path
 
+import schemac
+
 VOCAB = 1000 + 3000
 
 
@@ -132,3 +134,28 @@ def test_two_ranks_agree_on_admission_and_release(tmp_path):
 
 if __name__ == "__main__":  # spawn re-imports this module by path
     sys.exit(0)
+
+
+def test_distributed_release_of_one_id_given_as_a_string(tmp_path) -> None:
+    """`release("ab")` is a Sequence[str] of the characters: it released requests "a" and "b"
+    on every rank and left "ab" live. A string is one id."""
+    from datetime import timedelta
+
+    import torch.distributed as dist
+
+    from schemac.runtime import Engine, RequestOptions, tekken_tokenizer
+    from schemac.runtime.distributed import DistributedAdmission
+
+    dist.init_process_group("gloo", init_method=f"file://{tmp_path / 'rdv'}", rank=0, world_size=1,
+                            timeout=timedelta(seconds=30))
+    try:
+        engine = Engine.from_hf(tekken_tokenizer(vocab_size=4000), lm_head_size=4000)
+        admission = DistributedAdmission(engine)
+        art = schemac.compile({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]})
+        states = {i: admission.admit(i, art, RequestOptions(engine.tokenizer.fingerprint)) for i in ("a", "b", "ab")}
+        assert admission.release("ab") == ["ab"]
+        assert states["ab"].released and not states["a"].released and not states["b"].released
+        assert sorted(admission.states) == ["a", "b"]
+        assert admission.release(["a", "b"]) == ["a", "b"] and not admission.states
+    finally:
+        dist.destroy_process_group()

@@ -207,3 +207,42 @@ def test_template_state_wins_over_prompt_text():
         s.wait_ready(30)
         assert s.in_reasoning is started
         s.release()
+
+
+def test_reasoning_separator_counts_bytes_over_every_whitespace_tokenisation() -> None:
+    """After `</think>`, 1-2 whitespace tokens (and some triples) of 1-5 bytes (tab, LF, CR, spaces): the answer
+    passes iff they hold at most 4 bytes, committed one by one and as rows of a draft."""
+    from itertools import product
+
+    from schemac.runtime import StructuredOutputError, finalize_request
+    eos = 2
+    sizes = {1009: 1, 1010: 1, 1013: 1, 1032: 1, 1256: 2, 1293: 3, 1260: 4, 1652: 5}
+    brace = enc("{")[0]
+    assert enc(" ") == [1032] and enc("\n") == [1010] and enc("  ") == [1256] and enc("\t") == [1009]
+
+    def allowed(row: object, t: int) -> bool:
+        return bool((int(row[t // 32]) >> (t % 32)) & 1)
+
+    triples = [(1032, 1010, 1009), (1032, 1032, 1256), (1256, 1032, 1032), (1013, 1256, 1032), (1009, 1010, 1293)]
+    for seq in [*product(sizes, repeat=1), *product(sizes, repeat=2), *triples]:
+        want = sum(sizes[t] for t in seq) <= 4
+        s = admit()
+        s.commit(pieces("x </think>"))
+        for t in seq:
+            s.commit([t])
+        s.commit(enc('{"s": "x"}'))
+        s.commit([eos])
+        try:
+            finalize_request(s, "stop")
+            ok = True
+        except StructuredOutputError:
+            ok = False
+        assert ok == want, seq
+        s = admit()
+        s.commit(enc("x"))
+        drafts = pieces(" </think>") + list(seq) + [brace]
+        rows = mask(s, drafts)
+        k = len(pieces(" </think>"))
+        walk = all(allowed(rows[k + j], t) for j, t in enumerate(seq)) and allowed(rows[k + len(seq)], brace)
+        assert walk == want, seq
+        assert not allowed(rows[k], eos), "EOS right after the marker"

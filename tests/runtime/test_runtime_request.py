@@ -237,3 +237,20 @@ def test_empty_batch_touches_nothing():
     bm = torch.full((2, eng.filler.words), 7, dtype=torch.int32)
     eng.fill(bm, [])
     assert eng.filler._executor is None and bool((bm == 7).all())
+
+
+def test_release_hooks_all_run_and_a_late_hook_runs_at_once() -> None:
+    """A hook that raised stopped the hooks after it (DistributedAdmission's table entry or an
+    integration's live count then leaked), and a hook added after release never ran, though
+    add_release_hook promises one call "whoever releases it"."""
+    from tests.runtime.test_runtime_reasoning import admit
+    calls: list[str] = []
+    state = admit(reasoning=None)
+    state.add_release_hook(lambda s: 1 / 0)
+    state.add_release_hook(lambda s: calls.append("after"))
+    with pytest.raises(ZeroDivisionError):
+        state.release()
+    state.release()  # idempotent: nothing runs twice
+    assert state.released and calls == ["after"]
+    state.add_release_hook(lambda s: calls.append("late"))
+    assert calls == ["after", "late"]

@@ -73,3 +73,36 @@ def test_tool_numbers_exact(schema: dict) -> None:
         for grammar, placed in ((hermes, text), (hermes, HERMES.replace("{}", f'{{"n": {text}}}', 1)),
                                 (dsml, DSML.replace("{}", text, 1))):
             assert accepts(grammar, placed) is want, (schema, placed)
+
+
+# ---- a witness in an envelope (attack round 8)
+
+C0 = {"const": 0}
+
+
+def test_tool_envelope_writes_witness_exactly() -> None:
+    """A witness has no `%json` form: tool envelopes write the answer and the arguments with emit's
+    Lark writer, so it is enforced there exactly as in an answer (issue 29)."""
+    from testkit.grammar_harness import accepts
+    from testkit.tools_cases import chat, chat_tool, hermes
+    from schemac.tools.grammar import build
+    from schemac.validate.final import FinalValidator
+
+    witness = {"type": "object", "properties": {"q": {"type": "object", "not": {"patternProperties": {"^x": C0}}}}}
+    oracle = FinalValidator(witness)
+    values = [{}, {"q": {}}, {"q": {"x": 1}}, {"q": {"xa": "s"}}, {"q": {"y": 1}}, {"q": {"x": 1, "y": 2}}, {"q": 1}]
+    answer = build(chat(answer=witness), api="chat", parser="hermes")
+    calls = build(chat(tools=[chat_tool("f", witness, strict=True)], answer=None, tool_choice="required"),
+                  api="chat", parser="hermes")
+    for value in values:
+        valid = not oracle.errors(value)
+        assert accepts(answer.grammar, json.dumps(value)) is valid, value
+        assert accepts(calls.grammar, hermes(("f", value))) is valid, value
+
+
+def test_tool_envelopes_on_the_skipped_naming_schemas() -> None:
+    """test_tools_exact walks NAMING[:5] + NAMING[7:12]; the rest hold as well."""
+    from tests.emit.test_emit_keys import _walk
+    for schema in (NAMING[5], NAMING[6], NAMING[13], NAMING[14]):
+        hermes, _ = _grammars(schema)
+        _walk(hermes, schema, HERMES)

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from testkit.grammar_harness import accepts
 from testkit.tools_cases import ANSWER, WEATHER, chat, chat_tool, dsml, hermes
-
 import schemac.tools as tools
 from schemac.budget import Limits
 from schemac.diagnostics import CompileError
+from tests.lower.test_stated_orders import P_BA, _allof_pairs, _allof_text
 
 W1 = ("get_weather", {"city": "Paris"})
 W2 = ("get_weather", {"city": "Oslo", "days": 3, "unit": "c"})
@@ -267,3 +268,58 @@ def test_lowering_matches_the_pipeline(schema: object) -> None:
     artifact = compile_schema(schema, use_cache=False)
     bundle, lowered, _ = lower_schema(schema, {"upgrade_drafts": False, "strict_formats": False}, Budget(Limits()), DiagnosticSink())
     assert (bundle.as_schema(), lowered) == (artifact.schema, artifact.lowered)
+
+
+# ---- tool arguments take the answer's key orders (attack round 12)
+
+def test_tool_arguments_keep_properties_order() -> None:
+    import schemac.tools as tools
+    from testkit.tools_cases import chat, chat_tool, hermes
+
+    cases = [(hermes(("f", {"a": 1, "b": 2})), True, True), (hermes(("f", {"b": 2, "a": 1})), False, True),
+             (hermes(("f", {"a": 1, "b": 9})), False, False), ('{"a": 1, "b": 2}', True, True),
+             ('{"b": 2, "a": 1}', False, True), ('{"b": 2}', False, False)]
+    for key_order in ("properties", "schema"):  # under "schema" (the default) `required`'s order too
+        tg = tools.build(chat([chat_tool("f", P_BA)], answer=P_BA), api="chat", parser="hermes", key_order=key_order)
+        for text, admitted, valid in cases:
+            assert accepts(tg.grammar, text) is (admitted or (valid and key_order == "schema")), (key_order, text)
+            assert tg.validate(text).ok is valid, text
+
+
+# was a finding (fixed): `tools.compile.compile_part` checks each part with `emit_schema(bundle,
+# lowered, budget)`, whose key_order defaults to "schema", so the stated-orders rewrite (and its 2^k
+# allOf growth) runs on tool parameters although the envelope embeds them in `properties` order: a
+# tool whose parameters compile in 2 KB under `properties` order is rejected (grammar-error)
+def test_tool_parameters_are_checked_in_the_order_they_are_written() -> None:
+    import schemac.tools as tools
+    from testkit.tools_cases import chat, chat_tool, hermes
+
+    params = _allof_pairs(10)
+    tg = tools.build(chat([chat_tool("f", params)]), api="chat", parser="hermes")
+    call = hermes(("f", json.loads(_allof_text(10, False))))
+    assert accepts(tg.grammar, call) and tg.validate(call).ok
+
+
+def test_dsml_and_hermes_parameters_at_the_envelope_level() -> None:
+    """DSML names parameters one tag each: a repeated, missing, extra or mistyped parameter,
+    a number outside its bound or in a non-canonical spelling is refused, as in Hermes JSON."""
+    import schemac.tools as tools
+    from testkit.tools_cases import chat, chat_tool
+    params = {"type": "object", "properties": {"p": {"type": "integer", "maximum": 5}, "q": {"type": "string"}},
+              "required": ["p"], "additionalProperties": False}
+    request = chat([chat_tool("f", params)], answer=None, tool_choice="required")
+    dsml = tools.build(request, api="chat", parser="dsml").grammar
+
+    def call(*given: tuple[str, str, str]) -> str:
+        body = "".join(f'<｜DSML｜parameter name="{n}" string="{s}">{v}</｜DSML｜parameter>\n' for n, s, v in given)
+        return '<｜DSML｜function_calls>\n<｜DSML｜invoke name="f">\n' + body + '</｜DSML｜invoke>\n</｜DSML｜function_calls>'
+
+    assert accepts(dsml, call(("p", "false", "1"))) and accepts(dsml, call(("p", "false", "1"), ("q", "true", "x")))
+    for refused in [(("p", "false", "1"), ("p", "false", "2")), (("p", "false", "9"),), (("q", "true", "x"),),
+                    (("p", "false", "1"), ("q", "true", "x"), ("q", "true", "y")), (("p", "false", "1"), ("r", "true", "x")),
+                    (("p", "true", "1"),), (("p", "false", "1.0"),), (("p", "false", "5e0"),)]:
+        assert not accepts(dsml, call(*refused)), refused
+    hermes = tools.build(request, api="chat", parser="hermes").grammar
+    for args, want in [('{"p": 1}', True), ('{"p": 1, "p": 2}', False), ('{"p": 9}', False), ('{"q": "x"}', False),
+                       ('{"p": 1, "\\u0070": 9}', False), ('{"p": 1, "q": "x", "q": "y"}', False)]:
+        assert accepts(hermes, '<tool_call>\n{"name": "f", "arguments": ' + args + '}\n</tool_call>') == want, args

@@ -58,7 +58,7 @@ def _corpus() -> list[Any]:
     return out
 
 
-def _check(report: Any) -> None:
+def _assert_clean(report: Any) -> None:
     """Pass when clean (a raw U+007F refused in a value but admitted as `\u007f` is the
     documented deviation D1, counted apart by verify); else fail with the counterexamples."""
     if not report.ok:
@@ -90,11 +90,11 @@ def test_catalogue_is_there() -> None:
 @pytest.mark.parametrize("source, depth", _catalogue())
 def test_catalogue(source: str, depth: int) -> None:
     report = schemac.verify(source, depth=depth, cross_check=True, live_depth=depth - 1, **CI)
-    _check(report)
+    _assert_clean(report)
     assert report.status == "rejected" or report.oracle != "on" or report.oracle_checked > 0
 
 
 @pytest.mark.parametrize("source", _corpus())
 def test_fixtures_and_testdata(source: Any) -> None:
     report = schemac.verify(source, depth=3, upgrade_drafts=True, live_depth=2, **CI)
-    _check(report)
+    _assert_clean(report)
