@@ -34,7 +34,7 @@ _ALPHABET = (
 
 
 def _tokenizer() -> Any:
-    from tests.grammar_harness import _tokenizer as byte_tokenizer
+    from testkit.grammar_harness import _tokenizer as byte_tokenizer
 
     return byte_tokenizer()
 

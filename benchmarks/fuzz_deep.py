@@ -1,6 +1,6 @@
 """Randomised deep fuzzing of the whole compiler: `python -m benchmarks.fuzz_deep SEED [EXAMPLES]`.
 
-CI runs `tests/test_fuzz_compile.py` derandomised (the same 150 examples every run, so a red run
+CI runs `tests/compiler/test_fuzz_compile.py` derandomised (the same 150 examples every run, so a red run
 means a regression); this runs the same strategy with a chosen seed and many more examples, and
 prints figures: schemas compiled and rejected, random walks, and every walk the final validator
 refuses (an unsound grammar), with the schema to reproduce it.
@@ -10,16 +10,14 @@ from __future__ import annotations
 import random
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 
 def main(argv: list[str]) -> int:
     from hypothesis import HealthCheck, given, seed, settings
     from hypothesis import strategies as st
-    from test_fuzz_compile import SCHEMAS, random_walk
+    from testkit.fuzz_schemas import SCHEMAS, random_walk
 
     import schemac
     from schemac.diagnostics import CompileError

@@ -8,15 +8,12 @@ the first mask (state + matcher copy + fill) and live request states after relea
 from __future__ import annotations
 
 import json
-import sys
 import time
-from pathlib import Path
 from types import SimpleNamespace
 
 
 def main(hits: int = 2000, masks: int = 200) -> None:
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-    import sglang_support
+    from testkit import sglang_support
 
     sglang_support.load()
     from schemac.runtime.sglang import backend as integ

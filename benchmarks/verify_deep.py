@@ -2,7 +2,7 @@
 
 `python -m benchmarks.verify_deep [--depth N] [--max-nodes N] [--canonical N] [--only SUBSTRING]`
 
-CI (tests/test_verify_catalogue.py) walks depth 3-4 with small budgets; this walks deeper and
+CI (tests/verify/test_verify_catalogue.py) walks depth 3-4 with small budgets; this walks deeper and
 prints, per schema that is not clean, its summary and first counterexamples, then totals:
 schemas, texts walked, unsound / refused / disagreements / dead ends, walks cut, seconds.
 """
@@ -25,7 +25,7 @@ def corpus() -> Iterator[tuple[str, Any, bool]]:
     for path in sorted((ROOT / "testdata" / "catalogue").glob("*.json")):
         for case in json.loads(path.read_text(encoding="utf-8"), parse_float=Decimal)["cases"]:
             yield f"{path.name}:{case['name']}", render(case["schema"], ",", ":"), True
-    paths = sorted((ROOT / "tests" / "fixtures" / "lower").glob("**/*.json"))
+    paths = sorted((ROOT / "testdata" / "lower").glob("**/*.json"))
     paths += sorted((ROOT / "testdata" / "schemas" / "supported").glob("*.json"))
     for path in paths:
         text = path.read_text(encoding="utf-8")

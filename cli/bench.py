@@ -27,13 +27,28 @@ def load_conformance() -> ModuleType:
     except ModuleNotFoundError as exc:
         if exc.name not in ("benchmarks", "benchmarks.conformance"):
             raise
-    if (_CHECKOUT / "benchmarks" / "conformance" / "__init__.py").is_file():
-        sys.path.insert(0, str(_CHECKOUT))  # spawned benchmark workers inherit it
+    if _put_checkout_on_path():
         return importlib.import_module("benchmarks.conformance")
     raise MissingExtra(
         "schemac conformance runs from a source checkout of schemac (benchmarks/conformance), "
         "with its test extra: pip install -e '.[test]', then schemac conformance PATHS..."
     )
+
+
+def _put_checkout_on_path() -> bool:
+    """Put the checkout schemac runs from first on sys.path, if it holds benchmarks/conformance.
+
+    This is the one place schemac touches sys.path, and only for `schemac conformance` run from a
+    source tree whose benchmarks are not importable yet (`schemac` called from outside the
+    checkout). Importing the package from its file alone would not do: the benchmark compiles in
+    worker processes started with multiprocessing's "spawn" method, which import the worker
+    functions by module name (`benchmarks.conformance.*`) on the sys.path the parent hands them.
+    """
+    if not (_CHECKOUT / "benchmarks" / "conformance" / "__init__.py").is_file():
+        return False
+    if str(_CHECKOUT) not in sys.path:
+        sys.path.insert(0, str(_CHECKOUT))
+    return True
 
 
 def check_tokenizer(tokenizers: dict[str, str], name: str) -> None:

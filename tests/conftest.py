@@ -3,14 +3,21 @@
 A red run must mean a regression, never a dice roll: every `@given` test draws the same examples
 on every machine (derandomised, no example database carried between runs). Randomised deep runs
 live in `benchmarks/` (`benchmarks/fuzz_deep.py SEED`).
+
+Tests live in one folder per subject (tests/front, tests/lower, tests/emit, ...; each a package,
+so `tests.<subject>.test_x` names a file wherever it is run from). What several files share (the
+byte-level grammar harness, the ECMA-262 and gate oracles, the CLI and tool-request helpers) is
+`testkit/` at the repository root, which the benchmarks import too; pyproject.toml's
+`pythonpath = ["."]` puts the checkout on sys.path for it.
 """
 from __future__ import annotations
 
-from collections import Counter, defaultdict
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+from testkit.progress import FileProgress
 
 settings.register_profile(
     "schemac-ci",
@@ -22,44 +29,9 @@ settings.register_profile(
 settings.load_profile("schemac-ci")
 
 
-class _FileProgress:
-    """Under pytest-xdist, one line per finished test file (`tests/test_x.py 42 passed [ 37%]`)
-    instead of minutes of bare dots: the suite's progress stays readable in a CI log."""
-
-    def __init__(self, reporter: Any) -> None:
-        self.reporter = reporter
-        self.total: Counter[str] = Counter()
-        self.done: Counter[str] = Counter()
-        self.outcomes: dict[str, Counter[str]] = defaultdict(Counter)
-        self.finished = 0
-
-    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
-        if not self.total:  # every worker collects the same items
-            self.total = Counter(i.split("::")[0] for i in ids)
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_report_teststatus(self, report: Any, config: Any) -> Any:
-        category, _letter, word = yield
-        return category, "", word
-
-    def pytest_runtest_logreport(self, report: Any) -> None:
-        path = report.nodeid.split("::")[0]
-        category = self.reporter.config.hook.pytest_report_teststatus(report=report, config=self.reporter.config)[0]
-        if category:
-            self.outcomes[path][category] += 1
-        if report.when != "teardown":
-            return
-        self.done[path] += 1
-        self.finished += 1
-        if self.done[path] == self.total.get(path):
-            counts = ", ".join(f"{n} {c}" for c, n in sorted(self.outcomes[path].items()))
-            share = 100 * self.finished // max(1, sum(self.total.values()))
-            self.reporter.write_line(f"{path} {counts} [{share:3d}%]")
-
-
 @pytest.hookimpl(trylast=True)  # after the terminal reporter exists
 def pytest_configure(config: Any) -> None:
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     distributed = getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput")
     if reporter is not None and distributed and config.option.verbose <= 0:
-        config.pluginmanager.register(_FileProgress(reporter), "schemac-file-progress")
+        config.pluginmanager.register(FileProgress(reporter), "schemac-file-progress")

@@ -1,0 +1,1 @@
+"""The `schemac` command line: check, config, discovery, output formats, wrappers."""

@@ -1,0 +1,1 @@
+"""The compiler as a whole: adversarial corpus, fuzzing, budgets, caches, fast paths."""

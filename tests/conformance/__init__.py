@@ -1,0 +1,1 @@
+"""The conformance benchmark (benchmarks/conformance) on small curated files."""

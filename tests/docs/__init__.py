@@ -1,0 +1,1 @@
+"""Documentation that runs: the README's pre-commit snippet end to end."""

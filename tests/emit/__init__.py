@@ -1,0 +1,1 @@
+"""The Lark writer (schemac.emit): object keys and key orders, merges, pruning, arrays, depth, export."""

@@ -1,0 +1,1 @@
+"""`format`: enforced formats, their complements, OpenAPI number formats."""

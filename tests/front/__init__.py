@@ -1,0 +1,1 @@
+"""Front end: loading, dialects and vocabularies, metaschema validation and refs, reference resolution, draft upgrade."""

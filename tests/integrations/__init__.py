@@ -1,0 +1,1 @@
+"""Engines: SGLang, llguidance (supported range, entry points, pinned deviations), xgrammar."""

@@ -1,0 +1,1 @@
+"""Numbers: exact lexemes, counted bounds, multipleOf automata, listed numbers and the Lark number rules."""

@@ -1,0 +1,1 @@
+"""The project set-up: declared dependencies, the CI test command."""

@@ -1,0 +1,1 @@
+"""The decoding runtime: engine, requests, boundary, reasoning gate, tokenizers, kernels."""

@@ -1,0 +1,1 @@
+"""Tool-call grammars (schemac.tools): envelopes, requests, walks, the runtime path."""

@@ -1,0 +1,1 @@
+"""Final validation: FinalValidator, parse_answer, `Artifact.validate` and `schemac validate`."""

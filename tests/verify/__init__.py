@@ -1,0 +1,1 @@
+"""`schemac verify`: the verifier, the primitive catalogue, liveness."""
