@@ -109,7 +109,7 @@ class DiagnosticSink:
         self.items.append(warning(code, pointer, message, hint))
 
 
-# code -> (summary, example of a schema that triggers it). The README's table is the same (a test keeps them equal).
+# code -> (summary, example of a schema that triggers it). docs/diagnostics.md's table is the same (a test keeps them equal).
 CODES: dict[str, tuple[str, str]] = {
     "invalid-json": ("The schema text is not valid JSON (line and column given).", '{"type": '),
     "invalid-yaml": ("The schema file is not valid YAML (line and column given); YAML needs `schemac[yaml]`.", "type: [string"),

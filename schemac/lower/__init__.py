@@ -92,7 +92,7 @@ _PLAN = _segments(PASSES)
 
 #: Keywords no pass acts on (they trigger none, and `supported` keeps them): a non-empty node
 #: holding only these, and no empty `required` (`prune` drops it, and turns `{}` into `true`),
-#: is a fixpoint of every pass, as tests/test_perf_fastpaths.py checks pass by pass.
+#: is a fixpoint of every pass, as tests/compiler/test_perf_fastpaths.py checks pass by pass.
 _SETTLED: frozenset[str] = supported.SUPPORTED.difference(*TRIGGERS.values())
 
 

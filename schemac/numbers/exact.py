@@ -2,7 +2,7 @@
 
 Why: a double cannot hold every JSON number (`9007199254740995`, `0.1`), and llguidance 1.9.1's
 own numeric bounds are not exact (`exclusiveMinimum: 0` admits `0`; see the deviations note and
-tests/test_deviation_numbers.py). So every comparison schemac makes reads a literal through
+tests/integrations/test_deviation_numbers.py). So every comparison schemac makes reads a literal through
 `exact`, and the grammar's number lexemes come from `number_regex` (a regex) or `number_rules`
 (Lark rules, for steps whose regex is too long), both written from one automaton over the
 decimal digits of the spelling (bounds, `multipleOf`, and steps the number must NOT be a

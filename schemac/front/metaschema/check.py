@@ -15,7 +15,7 @@ Two choices keep this exact and cheap:
   vocabularies), 30 times the whole compile. `valid_2020_12` is a direct, iterative transcription
   of the 2020-12 metaschema's constraints; when it says valid the document is valid, and only
   otherwise does jsonschema run to produce the diagnostics. Tests check the two agree on every
-  testdata schema and on generated ones (tests/test_metaschema.py).
+  testdata schema and on generated ones (tests/front/test_metaschema.py).
 """
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ document order in one scratch folder where `testdata/` is the repository's:
   (a duration such as `0.34 s` aside).
 - `json` blocks parse; one preceded by `<!-- file: NAME -->` is written to NAME in the scratch
   folder, for the blocks after it.
-- `yaml` blocks parse; the pre-commit one names hooks that exist (tests/test_precommit_e2e.py
+- `yaml` blocks parse; the pre-commit one names hooks that exist (tests/docs/test_precommit_e2e.py
   runs it with pre-commit), and a workflow's `run:` steps run like bash lines.
 - `toml` blocks parse and are valid schemac configuration.
 - Blocks without a language are diagrams or recorded output, and hold no command. A block
@@ -41,7 +41,7 @@ from typing import Any
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
 _BLOCK = re.compile(r"(?:<!-- (?:skip-test: (?P<skip>[^>]*?)|file: (?P<file>[\w.-]+)) -->\n)?"
@@ -330,7 +330,7 @@ def _resolves(dotted: str) -> bool:
 
 @per_page
 def test_named_files_and_modules_exist(page: Path) -> None:
-    """A path (`schemac/emit/lark/writer.py`, `tests/test_verify.py::name`) or dotted name
+    """A path (`schemac/emit/lark/writer.py`, `tests/verify/test_verify.py::name`) or dotted name
     (`schemac.runtime.sglang.backend`) quoted in code spans is there: moves update the pages."""
     for span in re.findall(r"`([^`\n]+)`", _prose(page)):
         for path in re.findall(r"(?<![\w./-])(?:schemac|runtime|cli|tests|benchmarks|testdata|docs|fuzz)/[\w./-]*", span):

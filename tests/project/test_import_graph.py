@@ -13,7 +13,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 #: source folder -> package name (pyproject.toml's package-dir)
 PACKAGES = {"schemac": "schemac", "runtime": "schemac.runtime", "cli": "schemac.cli"}
 
