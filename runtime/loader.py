@@ -17,7 +17,7 @@ from collections import OrderedDict
 from concurrent.futures import Executor, Future
 from typing import Any
 
-from schemac.artifact import Artifact, ArtifactError
+from schemac.artifact import Artifact, ArtifactError, check_unicode_version
 from schemac.llguidance_range import LLGuidanceVersionError, check_runtime
 from schemac.native import CompileExecutor
 from schemac.api import AdmissionError
@@ -25,11 +25,12 @@ from schemac.runtime.tokenizer import TokenizerAdapter
 
 
 def load_artifact(source: "Artifact | str | bytes") -> Artifact:
-    """An Artifact from an object or its JSON text, with format/llguidance versions checked."""
+    """An Artifact from an object or its JSON text, with format/llguidance/Unicode versions checked."""
     try:
         artifact = source if isinstance(source, Artifact) else Artifact.loads(
             source.decode("utf-8") if isinstance(source, bytes) else source
         )
+        check_unicode_version(artifact.unicode_version)  # an object may come unpickled from another Python
     except (ArtifactError, UnicodeDecodeError) as exc:
         raise AdmissionError("artifact-invalid", str(exc)) from exc
     try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,7 +29,20 @@ def __getattr__(name: str) -> Any:
 
 
 class ArtifactError(ValueError):
-    """An artifact that is malformed, of another format/llguidance version, or fails its hash."""
+    """An artifact that is malformed, of another format/llguidance/Unicode version, or fails its hash."""
+
+
+def check_unicode_version(recorded: Any) -> None:
+    """Refuse (ArtifactError) an artifact whose patterns use Unicode property escapes (`\\p{..}`)
+    compiled under another Unicode version than this Python's: its grammar's classes come from the
+    compiling Python's tables, the final validator's from this one's, and the two could disagree
+    on the code points assigned in between. None (no property escape) runs anywhere."""
+    if recorded is not None and recorded != unicodedata.unidata_version:
+        raise ArtifactError(
+            f"artifact's patterns use Unicode property escapes compiled under Unicode {recorded!r}, but this "
+            f"Python has Unicode {unicodedata.unidata_version}: the grammar and the final validator could "
+            "disagree; recompile the schema with this Python"
+        )
 
 
 class FrozenDict(dict):  # type: ignore[type-arg]
@@ -104,6 +118,9 @@ class Artifact:
     The artifact owns its data: `schema`, `lowered`, `options`, `budget` and `diagnostics` are
     deep read-only copies made at construction (`freeze`), so neither the caller's later edits
     nor edits through a cached artifact can change what final validation checks.
+    `unicode_version` is the Unicode version of `unicodedata` when a pattern uses a property
+    escape (None otherwise): loading or validating under another version is refused
+    (`check_unicode_version`).
     """
 
     key: str
@@ -119,6 +136,7 @@ class Artifact:
     format_version: int = FORMAT_VERSION
     llguidance_version: str = field(default_factory=installed_version)  # the release it was compiled with
     schemac_version: str = __version__
+    unicode_version: str | None = None  # written only when set: other artifacts are unchanged
 
     def __post_init__(self) -> None:
         for name in ("schema", "lowered", "options", "budget", "diagnostics"):
@@ -144,7 +162,7 @@ class Artifact:
             "diagnostics": [d.to_json() for d in self.diagnostics],
             "budget": self.budget,
             "compile_ms": self.compile_ms,
-        }
+        } | ({"unicode_version": self.unicode_version} if self.unicode_version is not None else {})
 
     @property
     def lark(self) -> str:
@@ -159,6 +177,7 @@ class Artifact:
         ok with the value, invalid with pointers, or truncated."""
         from schemac.validate.client import check_answer
 
+        check_unicode_version(self.unicode_version)
         return check_answer(self.key, self.schema, text, finish_reason)
 
     def to_json(self) -> dict[str, Any]:
@@ -181,6 +200,7 @@ class Artifact:
                 f"artifact was built for llguidance {data.get('llguidance_version')!r}, "
                 f"outside the supported llguidance{SPECIFIER}"
             )
+        check_unicode_version(data.get("unicode_version"))
         body = {k: v for k, v in data.items() if k != "checksum"}
         try:
             expected = sha256_text(canonical_json(body))
@@ -203,6 +223,7 @@ class Artifact:
                 format_version=body["format_version"],
                 llguidance_version=body["llguidance_version"],
                 schemac_version=body["schemac_version"],
+                unicode_version=body.get("unicode_version"),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ArtifactError(f"artifact is missing or has a malformed field: {exc}") from exc

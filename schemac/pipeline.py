@@ -29,6 +29,8 @@ from schemac.lower import lower_bundle
 from schemac.front.metaschema.check import check_metaschema
 from schemac.front.origins import in_source
 from schemac.regex import check_patterns, llguidance_pattern_errors, split_lookahead_patterns
+from schemac.regex.check import unicode_version_of
+from schemac.regex.properties import UNICODE_VERSION
 from schemac.front.resolve.files import Documents, RefSource, gather
 from schemac.front.resolve.bundle import PLACEHOLDER_BASE, STRIPPED, resolve
 from schemac.schema import Bundle, Schema
@@ -82,7 +84,8 @@ def _options(upgrade_drafts: bool, strict_formats: bool, limits: Limits, key_ord
 
 
 def _options_text(options: dict[str, Any]) -> str:
-    return json.dumps({"options": options, "schemac": __version__, "llguidance": LLGUIDANCE_VERSION},
+    return json.dumps({"options": options, "schemac": __version__, "llguidance": LLGUIDANCE_VERSION,
+                       "unicode": UNICODE_VERSION},  # `\p{..}` ranges: this Python's Unicode tables
                       sort_keys=True, separators=(",", ":"))
 
 
@@ -210,6 +213,7 @@ def _build(schema: Any, options: dict[str, Any], key: str, limits: Limits, censu
         diagnostics=in_source(schema, options["upgrade_drafts"], _placed(list(sink.items), documents)),
         budget=budget.report(),
         compile_ms=(time.perf_counter() - started) * 1000.0,
+        unicode_version=unicode_version_of(bundle, lowered),
     )
 
 

@@ -8,7 +8,9 @@ validator's engine) and llguidance's Rust-like engine disagree with ECMA and wit
 into a spelling whose meaning is the ECMA one in *both* engines: every character class becomes an
 explicit list of `\\x{..}` ranges, literals are escaped, names of groups are dropped and lazy
 quantifiers become greedy (same language). Anything whose ECMA meaning no engine can keep is
-refused: backreferences, `\\p{..}` (Unicode tables differ between engines), lone surrogates.
+refused: backreferences, lone surrogates. Unicode property escapes (`\\p{..}`, `\\P{..}`: General_Category
+values, `Any`, `ASCII`, `Assigned`) become explicit ranges from Python's `unicodedata`
+(`properties`), so a pattern holding one means that Unicode version's tables: an artifact records it.
 Look-arounds and `\\b`/`\\B` have no regex in either engine: a pattern holding them outside
 repetitions gets an exact Lark terminal with `&`/`~` instead (`assertions`, `lookaround`), as does
 one with an anchor llguidance refuses (after consumed input, inside a repetition: `spelling`);

@@ -7,6 +7,7 @@ from schemac.budget import Budget
 from schemac.diagnostics import Diagnostic, reject
 from schemac.regex.engine import compile_re2, translate
 from schemac.regex.lookahead import lookahead_error
+from schemac.regex.properties import UNICODE_VERSION, has_property_escape
 from schemac.regex.strings import has_terminal, json_string_terminal
 from schemac.regex.syntax import MAX_PATTERN_CHARS, PatternError
 from schemac.schema import Bundle, Schema, child_pointer, iter_subschemas, some_subschema
@@ -38,6 +39,19 @@ def _has_patterns(node: Schema) -> bool:
     """Whether `_patterns` would yield anything: the same positions, no pointers, any order."""
     return some_subschema(node, lambda item: isinstance(item.get("pattern"), str)
                           or (isinstance(item.get("patternProperties"), dict) and bool(item["patternProperties"])))
+
+
+def _property_escaped(item: dict[str, Any]) -> bool:
+    pattern, props = item.get("pattern"), item.get("patternProperties")
+    return (isinstance(pattern, str) and has_property_escape(pattern)) or (
+        isinstance(props, dict) and any(has_property_escape(key) for key in props))
+
+
+def unicode_version_of(*roots: Schema | Bundle) -> str | None:
+    """`UNICODE_VERSION` when some pattern under `roots` holds a Unicode property escape (its
+    ranges are that version's tables: `properties`), else None: what an artifact records."""
+    found = any(some_subschema(node, _property_escaped) for root in roots for node, _ in _roots(root))
+    return UNICODE_VERSION if found else None
 
 
 def _llguidance_complaint(schema: dict[str, Any]) -> str:

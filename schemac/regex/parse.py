@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from schemac.regex.guard import CONTROLS, LF, MAX_DEPTH, MAX_TOKENS, Group, Splitter, render, token_tree, unsafe
+from schemac.regex.properties import MAX_PROPERTY_RANGES, property_ranges
 from schemac.regex.rewrite import rewrite
 from schemac.regex.syntax import (
     DIGIT, DOT, HEX, QUANTIFIERS, SIMPLE_ESCAPES, SPACE, SURROGATES, WORD, MAX_CODE_POINT, MAX_REPEAT,
@@ -30,6 +31,7 @@ class Translator:
         self.body = -1  # where the body of the open leading look-ahead starts
         self.lookaheads: list[tuple[bool, int, int]] = []  # (positive, body start, body end)
         self.top_alternation = False  # some `|` outside every group
+        self.property_ranges = 0  # ranges brought by `\p{..}`/`\P{..}` so far (`MAX_PROPERTY_RANGES`)
 
     def fail(self, message: str, code: str = "unsupported-regex") -> PatternError:
         return PatternError(code, f"{message} (at offset {self.i} of the pattern)")
@@ -285,8 +287,20 @@ class Translator:
             return value
         if c == "u":
             return self.unicode_escape()
-        if c in "pP":
-            raise self.fail("Unicode property escapes are not supported (engines' Unicode tables differ)")
+        if c in "pP":  # explicit ranges from this Python's Unicode tables (`properties`)
+            end = p.find("}", self.i) if p.startswith("{", self.i) else -1
+            if end < 0:
+                raise self.fail(f"invalid ECMA-262 regex: \\{c} needs {{name}} or {{name=value}}")
+            try:
+                ranges = property_ranges(p[self.i + 1:end])
+            except ValueError as exc:
+                raise self.fail(str(exc)) from None
+            self.property_ranges += len(ranges)
+            if self.property_ranges > MAX_PROPERTY_RANGES:
+                raise self.fail(f"the pattern's Unicode property escapes spell more than {MAX_PROPERTY_RANGES:,} "
+                                "code point ranges", "regex-too-large")
+            self.i = end + 1
+            return ranges if c == "p" else complement(ranges)
         if c.isalnum():
             raise self.fail(f"invalid ECMA-262 regex: unknown escape '\\{c}'")
         self.i -= 1

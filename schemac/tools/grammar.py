@@ -124,8 +124,11 @@ class ToolGrammar:
         (`false` when only calls are allowed), so answer validation keeps working unchanged."""
         from schemac.artifact import Artifact
         from schemac.front.dialect.gate import DIALECT_2020_12
+        from schemac.regex.check import unicode_version_of
 
         answer = self.answer
+        parts = [answer.schema, answer.lowered] if answer else []
+        parts += [part for fn in self.functions for part in (fn.schema, fn.lowered) if part is not None]
         return Artifact(
             key=self.key,
             dialect=DIALECT_2020_12,
@@ -137,6 +140,7 @@ class ToolGrammar:
             diagnostics=list(self.diagnostics),
             budget=self.budget,
             compile_ms=self.compile_ms,
+            unicode_version=unicode_version_of(*parts),  # the calls' grammar has the same tables
         )
 
 
