@@ -11,6 +11,7 @@ and every reader of a lowered node (the final validator in passes and in the wri
 """
 from __future__ import annotations
 
+import math
 import json
 from typing import Any, Callable
 
@@ -165,7 +166,7 @@ MARKED = [
 def test_verify_finds_nothing_unsound(schema: dict) -> None:
     art = schemac.compile(schema, use_cache=False)
     assert NOT_PATTERN in json.dumps(art.lowered)
-    report = schemac.verify(schema, depth=3)
+    report = schemac.verify(schema, depth=3, time_s=math.inf)
     assert report.status == "verified" and report.unsound_count == 0, report.counterexamples[:3]
 
 
@@ -228,7 +229,7 @@ def test_an_emptied_terminal_accepts_nothing() -> None:
     schema = {"type": "object", "properties": {"k": {"anyOf": [empty, {"type": "integer"}]}}, "required": ["k"]}
     art = schemac.compile(schema, use_cache=False)
     assert accepts(art.grammar, '{"k": 1}') and not accepts(art.grammar, '{"k": "a"}')
-    report = schemac.verify(schema, depth=3)
+    report = schemac.verify(schema, depth=3, time_s=math.inf)
     assert report.unsound_count == 0 and report.dead_ends == []
 
 

@@ -3,6 +3,7 @@ its depth, and judge with the oracle independently. Grammars here are written di
 schemac's emitter), so the verifier is tested apart from the compiler it checks."""
 from __future__ import annotations
 
+import math
 import itertools
 import json
 from decimal import Decimal
@@ -28,7 +29,7 @@ def _lark(body: str) -> str:
 
 def test_unsound_grammar_is_caught() -> None:
     """A grammar for all integers checked against `maximum: 3` admits 4..9: unsound."""
-    report = verify_grammar({"type": "integer", "maximum": 3}, _grammar({"type": "integer"}), depth=2, live=False)
+    report = verify_grammar({"type": "integer", "maximum": 3}, _grammar({"type": "integer"}), depth=2, time_s=math.inf, live=False)
     assert not report.ok and report.unsound_count > 0
     unsound = {c.text for c in report.first("unsound", 1000)}
     assert {"4", "9", "10", "99"} <= unsound and all(int(t) > 3 for t in unsound)
@@ -37,7 +38,7 @@ def test_unsound_grammar_is_caught() -> None:
 
 def test_refused_valid_instance_is_caught() -> None:
     """A grammar for `const: 1` checked against `enum: [1, 2]` refuses the canonical `2`."""
-    report = verify_grammar({"enum": [1, 2]}, _grammar({"const": 1}), depth=2)
+    report = verify_grammar({"enum": [1, 2]}, _grammar({"const": 1}), depth=2, time_s=math.inf)
     assert report.unsound_count == 0 and [c.text for c in report.first("refused")] == ["2"]
 
 
@@ -46,14 +47,14 @@ def test_escaped_key_spelling_is_in_the_alphabet_and_reached() -> None:
     schema = {"type": "object", "properties": {"b": {"const": "x"}}}
     assert '"\\u0062":' in tokens_for(schema)
     lax = _lark('start: "{" KEY ":" VALUE "}"\nKEY: /"(b|\\\\u0062)"/\nVALUE: /"[xy]"/')
-    report = verify_grammar(schema, lax, depth=4, canonical=0)
+    report = verify_grammar(schema, lax, depth=4, time_s=math.inf, canonical=0)
     assert {'{"\\u0062":"y"}', '{"b":"y"}'} <= {c.text for c in report.first("unsound")}
     assert report.valid_texts >= 2  # {"b":"x"} and {"\u0062":"x"}
 
 
 def test_duplicate_keys_are_counted_apart() -> None:
     report = verify_grammar({"type": "object", "properties": {"a": {}}}, _lark('start: "{\\"a\\":1,\\"a\\":1}" | "{}"'),
-                            depth=7, canonical=0)
+                            depth=7, time_s=math.inf, canonical=0)
     assert (report.duplicate_key_texts, report.unsound_count, report.texts) == (1, 0, 2)
 
 
@@ -152,12 +153,12 @@ def test_oracle_disagreement_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
             return []
 
     monkeypatch.setattr("schemac.validate.final.FinalValidator", Lenient)
-    report = check.verify_grammar({"maximum": 3}, _grammar({"type": "integer"}), depth=1, cross_check=True, canonical=0)
+    report = check.verify_grammar({"maximum": 3}, _grammar({"type": "integer"}), depth=1, time_s=math.inf, cross_check=True, canonical=0)
     assert report.disagreement_count > 0 and report.unsound_count == 0
 
 
 def test_api_and_rejected_schema() -> None:
-    report = schemac.verify({"type": "array", "uniqueItems": 1}, depth=2)
+    report = schemac.verify({"type": "array", "uniqueItems": 1}, depth=2, time_s=math.inf)
     assert isinstance(report, VerifyReport) and report.status == "rejected" and report.ok
     assert [d.code for d in report.diagnostics] == ["invalid-schema"]
     assert "rejected by the compiler (invalid-schema)" in report.summary()
@@ -207,8 +208,8 @@ TWO_REQUIRED = {"type": "object", "properties": {"a": {"type": "integer"}, "b": 
 def test_every_order_refuses_a_schema_order_grammar() -> None:
     """Under `key_order="any"` one refused key order is a refusal; under schema order it is not."""
     fixed = schemac.compile(TWO_REQUIRED, use_cache=False).grammar
-    assert verify_grammar(TWO_REQUIRED, fixed, depth=0, canonical=400).refused_count == 0
-    report = verify_grammar(TWO_REQUIRED, fixed, depth=0, canonical=400, every_order=True)
+    assert verify_grammar(TWO_REQUIRED, fixed, depth=0, time_s=math.inf, canonical=400).refused_count == 0
+    report = verify_grammar(TWO_REQUIRED, fixed, depth=0, time_s=math.inf, canonical=400, every_order=True)
     refused = report.first("refused", 10_000)
     assert report.refused_count > 0 and refused and all(json.loads(c.text).keys() == {"a", "b"} for c in refused)
     assert all(c.text.startswith('{"b"') and "promises every order" in c.detail for c in refused)
@@ -255,7 +256,7 @@ def test_refused_means_refused_in_every_key_order() -> None:
     schema = {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
               "additionalProperties": False}
     only_ba = _lark('start: "{" (PB ",")? PA "}"\nPB: /"b":[0-9]/\nPA: /"a":[0-9]/')
-    report = verify_grammar(schema, only_ba, depth=0, canonical=400)
+    report = verify_grammar(schema, only_ba, depth=0, time_s=math.inf, canonical=400)
     refused = {c.text for c in report.first("refused", 10_000)}
     assert '{"a": 0, "b": 1}' in refused  # spaced spellings are not in this grammar in any order
     assert '{"a":0,"b":1}' not in refused and report.canonical_valid > 0  # admitted as {"b":1,"a":0}
@@ -311,7 +312,7 @@ def test_verify_survives_the_stale_mask_cache() -> None:
     fork-free reference walk finds."""
     from schemac.verify.walk import Grammar
 
-    report = schemac.verify(STALE_CACHE_SCHEMA, depth=3, canonical=0)
+    report = schemac.verify(STALE_CACHE_SCHEMA, depth=3, time_s=math.inf, canonical=0)
     assert report.status == "verified" and report.unsound_count == 0 and report.texts == 1 and not report.cut
     artifact = schemac.compile(STALE_CACHE_SCHEMA, use_cache=False)
     grammar = Grammar(artifact.grammar, tokens_for(artifact.schema))
@@ -319,4 +320,4 @@ def test_verify_survives_the_stale_mask_cache() -> None:
         walked = grammar.walk(depth, 100_000, float("inf")).texts
         assert len(walked) == len(set(walked)) and set(walked) == _reference_texts(grammar, depth)
     assert {'{"b":"1.5"}', '{"a":1.5}', '{"a": 1.5}', '{"b": "1.5"}'} <= set(walked)
-    assert schemac.verify(STALE_CACHE_SCHEMA, depth=4, canonical=0).unsound_count == 0
+    assert schemac.verify(STALE_CACHE_SCHEMA, depth=4, time_s=math.inf, canonical=0).unsound_count == 0

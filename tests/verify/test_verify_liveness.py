@@ -7,6 +7,7 @@ accepted text), then the compiler on the schemas whose grammars had dead ends
 """
 from __future__ import annotations
 
+import math
 import json
 from pathlib import Path
 from typing import Any
@@ -106,7 +107,7 @@ def _admitted(grammar: Grammar, depth: int) -> set[str]:
 def test_dead_end_schemas_compile_live_or_are_rejected(case: dict[str, Any]) -> None:
     """Each schema whose grammar had dead ends compiles to one with none found, or is rejected
     as unsatisfiable (it was: no value satisfies it)."""
-    report = schemac.verify(case["schema"], depth=3, max_nodes=4000, canonical=300)
+    report = schemac.verify(case["schema"], depth=3, time_s=math.inf, max_nodes=4000, canonical=300)
     if case["expect"] == "compiles":
         assert report.status == "verified" and report.ok, report.summary()
         assert report.dead_end_count == 0 and report.live_checked > 0
@@ -119,7 +120,7 @@ def test_unpruned_grammar_dead_ends_are_found() -> None:
     key in no witness class opens an object that can never close (`{"0": [...], ` is stuck)."""
     schema = next(c["schema"] for c in CASES if c["name"] == "pnmp3")
     grammar = (LIVENESS / "pnmp3-unpruned.grammar.json").read_text(encoding="utf-8")
-    report = verify_grammar(schema, grammar, depth=3, max_nodes=4000, canonical=0)
+    report = verify_grammar(schema, grammar, depth=3, time_s=math.inf, max_nodes=4000, canonical=0)
     assert report.dead_end_count > 0 and not report.ok and report.unsound_count == 0
     assert all(t.startswith('{"') and t.endswith(", ") for t in report.dead_ends[:3]), report.dead_ends
     assert "dead ends" in report.summary()
