@@ -61,6 +61,18 @@ def pointer_tokens(pointer: str) -> list[str]:
     return [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]] if pointer else []
 
 
+def pointer_child(node: Any, token: str) -> tuple[bool, Any]:
+    """(True, the child) when `node` has a member `token` (an unescaped RFC 6901 reference token),
+    else (False, None). An array index is ASCII digits without a leading zero: `str.isdigit`
+    alone would also take `"01"` and other scripts' digits (`int("٣")` is 3)."""
+    if isinstance(node, dict):
+        return (True, node[token]) if token in node else (False, None)
+    if (isinstance(node, list) and token.isascii() and token.isdigit() and (token == "0" or token[0] != "0")
+            and int(token) < len(node)):
+        return True, node[int(token)]
+    return False, None
+
+
 def pointer_value(document: Any, pointer: str) -> Any:
     """The value `pointer` names in `document` (which must hold it: `pointer_exists`)."""
     node = document
@@ -70,14 +82,11 @@ def pointer_value(document: Any, pointer: str) -> Any:
 
 
 def pointer_exists(document: Any, pointer: str) -> bool:
-    """Whether `document` holds a value at `pointer` (array indices without leading zeros)."""
+    """Whether `document` holds a value at `pointer`."""
     node = document
     for tok in pointer_tokens(pointer):
-        if isinstance(node, dict) and tok in node:
-            node = node[tok]
-        elif isinstance(node, list) and tok.isdigit() and int(tok) < len(node) and (tok == "0" or not tok.startswith("0")):
-            node = node[int(tok)]
-        else:
+        found, node = pointer_child(node, tok)
+        if not found:
             return False
     return True
 

@@ -25,19 +25,10 @@ from schemac.front.dialect.compat import legacy_dependencies
 from schemac.diagnostics import CompileError, Diagnostic
 from schemac.front.dialect.gate import upgrade_needed
 from schemac.regex.lookahead import lookahead_member
-from schemac.schema import child_pointer, pointer_tokens
+from schemac.schema import child_pointer, pointer_child, pointer_tokens
 from schemac.front.upgrade.translate import upgrade_walk
 
 _DEPENDENT = ("dependentRequired", "dependentSchemas")
-
-
-def _child(node: Any, token: str) -> tuple[bool, Any]:
-    if isinstance(node, dict) and token in node:
-        return True, node[token]
-    if isinstance(node, list) and token.isdigit() and (token == "0" or not token.startswith("0")) \
-            and int(token) < len(node):
-        return True, node[int(token)]
-    return False, None
 
 
 def deepest_existing(document: Any, pointer: str) -> str:
@@ -45,7 +36,7 @@ def deepest_existing(document: Any, pointer: str) -> str:
     out = ""
     node = document
     for token in pointer_tokens(pointer):
-        found, node = _child(node, token)
+        found, node = pointer_child(node, token)
         if not found:
             break
         out = child_pointer(out, token)
@@ -70,7 +61,7 @@ def _lookahead_source(document: Any, pointer: str) -> str:
     for i, token in enumerate(tokens):
         if lookahead_member(node, tokens[i:]):
             return child_pointer("", *tokens[:i], "pattern")
-        found, node = _child(node, token)
+        found, node = pointer_child(node, token)
         if not found:
             break
     return pointer
@@ -99,7 +90,7 @@ def _compat_source(document: Any, pointer: str) -> str:
                 out += [token, name] if first else ["dependencies", name]
                 node, i = (own[name] if first else legacy[name]), i + 4
                 continue
-        found, node = _child(node, token)
+        found, node = pointer_child(node, token)
         if not found:
             break
         out.append(token)

@@ -24,7 +24,7 @@ from typing import Any
 
 from schemac.diagnostics import reject
 from schemac.lower.support.context import LowerContext
-from schemac.schema import Schema, all_of, child_pointer, ref_name
+from schemac.schema import Schema, all_of, child_pointer, pointer_child, ref_name
 
 _KEYWORDS = ("unevaluatedProperties", "unevaluatedItems")
 
@@ -98,12 +98,8 @@ def _below(base: str, pointer: str) -> tuple[str, ...]:
 
 def _walk(node: Any, tokens: list[str]) -> Any:
     for raw in tokens:
-        token = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, dict) and token in node:
-            node = node[token]
-        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-            node = node[int(token)]
-        else:
+        found, node = pointer_child(node, raw.replace("~1", "/").replace("~0", "~"))
+        if not found:
             return None
     return node
 

@@ -271,3 +271,17 @@ def test_duplicate_id_is_ambiguous_only_when_referenced() -> None:
     with pytest.raises(CompileError) as err:
         schemac.compile(schema, use_cache=False)
     assert err.value.codes == ["invalid-schema"] and "ambiguous" in str(err.value)
+
+
+@pytest.mark.parametrize("index", ["\u0661", "\u0663", "\uff11", "01", "00", "1 ", "+1"])
+def test_array_indices_are_ascii_digits_without_leading_zero(index: str) -> None:
+    """RFC 6901 array indices: `0` or ASCII digits not starting with `0`. `str.isdigit` takes
+    other scripts' digits (`int("\u0663")` is 3), so an index spelled with them is no member: the
+    reference is unresolvable, as jsonschema's `referencing` says, and no diagnostic points there."""
+    from schemac.schema import pointer_child, pointer_exists
+
+    doc = {"prefixItems": [{"type": "string"}, {"type": "integer"}, {"type": "null"}, {"const": 3}]}
+    assert _codes({**doc, "items": {"$ref": f"#/prefixItems/{index}"}}) == ["unresolvable-ref"]
+    assert not pointer_exists(doc, f"/prefixItems/{index}")
+    assert pointer_child(doc["prefixItems"], index) == (False, None)
+    assert pointer_child(doc["prefixItems"], "3") == (True, {"const": 3})

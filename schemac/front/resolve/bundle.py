@@ -32,7 +32,7 @@ from schemac.diagnostics import CompileError, reject
 from schemac.front.metaschema.refs import Embedding, join_uri, outside, unescape_token, with_metaschemas
 from schemac.front.resolve.cycles import check_progress
 from schemac.front.resolve.files import Documents, with_documents
-from schemac.schema import DEF_PREFIX, SUBSCHEMA_KEYWORDS, Bundle, Schema, child_pointer
+from schemac.schema import DEF_PREFIX, SUBSCHEMA_KEYWORDS, Bundle, Schema, child_pointer, pointer_child
 
 #: base URI of a document that declares none (hierarchical, so relative `$id`s join onto it)
 PLACEHOLDER_BASE = "https://schemac.invalid/schema.json"
@@ -188,13 +188,8 @@ class _Resolver:
     def node_at(self, pointer: str, site: str, ref: str) -> Any:
         node: Any = self.doc
         for token in pointer.split("/")[1:] if pointer else ():
-            token = unescape_token(token)
-            if isinstance(node, dict) and token in node:
-                node = node[token]
-            elif isinstance(node, list) and token.isdigit() and (token == "0" or token[0] != "0") \
-                    and int(token) < len(node):
-                node = node[int(token)]
-            else:
+            found, node = pointer_child(node, unescape_token(token))
+            if not found:
                 raise reject("unresolvable-ref", site, f"{ref!r}: no value at JSON Pointer {pointer!r}")
         return node
 
