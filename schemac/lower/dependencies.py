@@ -24,6 +24,7 @@ from typing import Any
 from schemac.diagnostics import reject
 from schemac.lower.support.analysis import types_of
 from schemac.lower.support.context import LowerContext
+from schemac.lower.support.key_names import every_key_named, keys_named, named_everywhere
 from schemac.schema import ANNOTATION_KEYWORDS, Schema, all_of, child_pointer
 
 #: keywords that constrain objects only (or nothing): a schema of these binds no other value
@@ -71,7 +72,11 @@ def _groups(triggers: list[tuple[str, list[str], Schema]]) -> dict[str, tuple[li
         order = dict.fromkeys(k for t in group for k in (t, *needs[t]))
         required = [k for k in order if k in s or len(group) == 1]
         sub = subs[group[0]]
-        parts: list[Schema] = ([{"required": required}] if required else []) + ([] if sub is True else [sub])
+        # without a required key the branch names the triggers as the dependency did (`true`
+        # values beside it: no constraint), so its keys are written canonically (`key_names`)
+        named = [{"required": required}] if required else [] if named_everywhere(sub) else [
+            {"properties": dict.fromkeys(group, True)}]
+        parts: list[Schema] = named + ([] if sub is True else [sub])
         out[group[0]] = (group, all_of(parts, keep_false=True))
     return out
 
@@ -133,4 +138,6 @@ def lower(node: dict[str, Any], ctx: LowerContext) -> Schema:
     extra = unconditional + conditional
     if extra:
         out["allOf"] = list(out.get("allOf", [])) + extra
+    elif not keys_named(out) and (dep_req or dep_sch):  # only dependencies every object meets:
+        return every_key_named(out)  # they still name keys, as `properties: {"a": true}` does
     return out

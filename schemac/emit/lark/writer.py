@@ -26,7 +26,8 @@ from schemac.emit.lark.numbers import constrained, number_expr, numbers_apart
 from schemac.emit.lark.objects import write_object
 from schemac.emit.lark.rulebook import RuleBook, identifiers
 from schemac.emit.lark.strings import exact_strings, lexer_limit, string_terminal
-from schemac.lower.support.marks import MARK, NOT_PATTERN, WITNESS, marked
+from schemac.lower.support.key_names import keys_named
+from schemac.lower.support.marks import MARK, NOT_PATTERN, marked
 from schemac.native import on_big_stack
 from schemac.numbers.exact import is_number
 from schemac.schema import Schema, child_pointer, iter_subschemas, ref_name
@@ -45,17 +46,6 @@ def own_need(node: dict[str, Any], key_order: str = "schema") -> bool:
         return (MARK in node or NOT_PATTERN in node or _has(values, is_number)
                 or (key_order == "any" and _has(values, reorderable)))
     return MARK in node or exact_strings(node) or keys_named(node) or constrained(node)
-
-
-def keys_named(node: dict[str, Any]) -> bool:
-    """Whether a keyword of lowered object node `node` names or classifies its keys: the one rule
-    deciding which objects are written with schemac's canonical key terminals (never on
-    llguidance's `%json` form, where an escaped spelling of a named key is taken for another
-    key: `{"a": 1, "\\u0061": 2}` would pass `{"required": ["a"], "minProperties": 2}`).
-    Lowering has already turned `propertyNames`, dependencies, `not`/`if` over keys and
-    unevaluated keys into these keywords (`properties`, `patternProperties`, `required`) or
-    witnesses; counts and `additionalProperties` alone name no key."""
-    return WITNESS in node or any(bool(node.get(k)) for k in ("properties", "patternProperties", "required"))
 
 
 def _has(value: Any, found: Any) -> bool:

@@ -16,7 +16,7 @@ tells (types, integers only, a finite value set, property sub-domains), which le
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from schemac.diagnostics import CompileError, reject
 from schemac.lower.support.analysis import (
@@ -33,6 +33,7 @@ from schemac.lower.support.analysis import (
 )
 from schemac.lower.support.conjoin import conjoin
 from schemac.lower.support.context import LowerContext
+from schemac.lower.support.key_names import keys_named, named_everywhere, named_like, names_in_place
 from schemac.lower.negation.domain import Domain, not_exact
 from schemac.lower.support.marks import MARK, NOT_MULTIPLE, NOT_PATTERN, WITNESS
 from schemac.lower.negation.objects import additional_breaks, pattern_breaks, universal
@@ -98,7 +99,7 @@ def _negate(s: Schema, ctx: LowerContext, dom: Domain) -> Schema:
     if name is not None and len(s) == 1:
         return _negate_ref_within(name, ctx, dom)
     disjuncts: list[Schema] = []
-    full, branches = _local_complement({k: v for k, v in s.items() if k in _LOCAL}, ctx, dom)
+    full, branches = _local_complement({k: v for k, v in s.items() if k in _LOCAL}, ctx, dom, lambda: _names_keys(s, ctx, dom))
     if full:
         disjuncts.append({"type": _type_value(full)})
     disjuncts.extend(branches)
@@ -237,10 +238,19 @@ def _complement(name: str, ctx: LowerContext) -> Schema:
     return body if isinstance(body, bool) else ctx.lower(body)
 
 
+def _names_keys(s: dict[str, Any], ctx: LowerContext, dom: Domain) -> bool:
+    """Whether the object branches of ¬`s` must name keys: `s` does, and the context they will
+    be intersected with (the domain) does not already in every object it admits."""
+    return names_in_place(s, lambda d: ctx.defs.lowered.get(d, ctx.defs.source.defs.get(d))) and not any(
+        map(named_everywhere, (dom.node, *dom.members)))
+
+
 def _local_complement(
-    s: dict[str, Any], ctx: LowerContext, dom: Domain
+    s: dict[str, Any], ctx: LowerContext, dom: Domain, named: Callable[[], bool]
 ) -> tuple[set[str], list[Schema]]:
-    """(types wholly in the complement, branches each confined to one type) for the local keywords."""
+    """(types wholly in the complement, branches each confined to one type) for the local
+    keywords; the object branches name keys when the node they come from does (`named()`,
+    asked only when one names none)."""
     declared = declared_types(s)
     values = finite_values(s)
     if values is not None and evaluable(s):
@@ -255,6 +265,7 @@ def _local_complement(
             full.add(t)
             continue
         integers = t == "number" and declared is not None and declared[1]
+        start = len(branches)
         if values is not None:
             vals = [v for v in values if base_type(v) == t and (not integers or is_integer(v))]
             if not vals:
@@ -266,6 +277,9 @@ def _local_complement(
         for kw in _BY_TYPE.get(t, ()):
             if kw in s:
                 branches.extend(_not_keyword(t, kw, s, ctx, dom))
+        if t == "object" and not all(map(keys_named, branches[start:])) and named():
+            # a branch that only counts (say) stands for the node: keys named like it (`key_names`)
+            branches[start:] = [named_like(b) for b in branches[start:]]
     return full, branches
 
 
