@@ -76,3 +76,20 @@ def test_counts_alone_stay_json(schema: dict[str, Any]) -> None:
     rule is per node, so lowering adds names only where the node it builds from had them."""
     lowered = schemac.compile(schema, use_cache=False).lowered
     assert "patternProperties" not in json.dumps(lowered), lowered
+
+
+def test_dependencies_every_object_meets_still_name_keys() -> None:
+    """`dependentSchemas: {k: true}` and `dependentRequired: {k: []}` constrain nothing but name
+    `k`, as `properties: {k: true}` does: dropped by lowering, they leave every key named."""
+    for schema in [{"dependentSchemas": {"\n": True}, "maxProperties": 1}, {"dependentRequired": {"\n": []}}]:
+        grammar = schemac.compile(schema, use_cache=False).grammar
+        assert accepts(grammar, '{"\\n": 1}') and not accepts(grammar, '{"\\u000a": 1}'), schema
+
+
+def test_large_count_complement_is_one_rule() -> None:
+    """A count-only object written in Lark builds only the tails its counts reach: the complement
+    of `minProperties: 5001` beside a key (`maxProperties: 5000`, keys named) compiles small,
+    as its `%json` form did, instead of passing the object state bound (`too-large`)."""
+    art = schemac.compile({"not": {"required": ["\n"], "minProperties": 5001}}, use_cache=False)
+    assert len(art.grammar) < 4096
+    assert accepts(art.grammar, '{"\\n": 1, "b": 2}') and not accepts(art.grammar, '{"\\u000a": 1}')

@@ -80,7 +80,10 @@ def _write(w: RuleBook, node: dict[str, Any], pointer: str, witness: dict[str, A
         return None
     counted = lo > 0 or hi is not None
     cap = 0 if not counted else (hi if hi is not None else lo)
-    states = (len(entries) + 1) * 2 * (cap + 1) * copies * (cap + 1 if witness else 1)
+    # after the listed keys, c of them were written (counted up to cap), none where s = 0: only
+    # those tails are reachable, so a count-only object has one (not 2 (cap + 1) of them)
+    seen = min(len(entries), cap)
+    states = (len(entries) + 1) * 2 * (seen + 1) * copies * (cap + 1 if witness else 1)
     if states > MAX_OBJECT_STATES:
         raise too_large(pointer, states)
     base = w.name("o")
@@ -99,7 +102,7 @@ def _write(w: RuleBook, node: dict[str, Any], pointer: str, witness: dict[str, A
         return plain_tail(w, f"{base}_e{s}_{c}", item if classes else None, s, need, room)
 
     # o_i_s_c: the listed keys from index i on; s = whether a key was written, c = keys so far
-    nxt: dict[tuple[int, int], str | None] = {(s, c): tail(s, c) for s in (0, 1) for c in range(cap + 1)}
+    nxt: dict[tuple[int, int], str | None] = {(s, c): tail(s, c) for s, c in [(0, 0), *((1, c) for c in range(seen + 1))]}
     for i in range(len(entries) - 1, -1, -1):
         key, rule, req = entries[i]
         cur: dict[tuple[int, int], str | None] = {}
