@@ -11,17 +11,20 @@ itself: number literals a JSON value cannot keep exactly, duplicate keys), may g
   UTF-8), so escape and number spellings are tested as written.
 - reject: `{"expect": "reject", "code"}`: compile raises CompileError with that code.
 - fast: `{"expect": "fast"}`: compiles or is refused with a diagnostic, without crashing and
-  within the step budget's worth of time (measured as the compile's CPU time against twice the
-  budget's cost with a margin, so that a loaded machine cannot fail a case; every case's compile
-  is measured the same way).
+  within its step budget (every case's compile is held to it the same way: see the watchdog).
 texts and fast cases may restrict the acceptable rejection codes with `"codes_ok": [...]`. An
 `internal-error` diagnostic counts as a crash, and every diagnostic's pointer must name a place in
 the schema as written (else an internal form leaked into the report). Cases still failing carry
 `"open": "<area>"` and are strict xfails: a fix shows up as an XPASS, and the mark must go.
 
-Cases run in child processes (two side by side), one case after another, with a watchdog per
-case (CPU time, or wall time as a last resort): a hang or a native crash ends only that case, and
-a fresh child resumes after it.
+Cases run in child processes (two side by side), one case after another; a native crash ends
+only that case, and a fresh child resumes after it. The hang verdict is counted in steps, never
+in seconds (`testkit.step_watch`): the child counts every step of a case's compiles (on every
+budget the compile makes) and ends the case as a hang at the first step past `STEP_CEILING`, a
+compile that did not end within its step budget. Inside the child the compiler's own wall-clock guard is off
+(`deadline_s` infinite), so no verdict rides on the clock or the machine's load. Only work no step
+pays for (a native call that never returns) can outlast that; for it a generous wall-clock last
+resort (`INFRA_WALL_S`) fails the case loudly as an infrastructure timeout, never as a verdict.
 """
 from __future__ import annotations
 
@@ -38,19 +41,12 @@ from typing import Any
 
 import pytest
 
-CORPUS = Path(__file__).resolve().parents[2] / "testdata" / "adversarial"
-#: What the step budget (`Limits.steps`, 1,000,000 at 5-10 µs a step) costs in CPU, twice: a
-#: schema refused in its stated key orders is written again in `properties` order on a budget of
-#: its own (docs/budget.md).
-DEADLINE_S = 10.0
-#: A compile's own CPU time past this passed what the step budget is calibrated to on any
-#: machine. CPU time, not wall time, so a loaded machine cannot fail a case (1.5x: noise margin).
-CPU_LIMIT_S = 1.5 * DEADLINE_S
-#: the watchdog ends a case whose child used this much CPU on it (or this much wall time)
-WATCHDOG_CPU_S = CPU_LIMIT_S + 1.0
-WATCHDOG_WALL_S = 120.0
+from testkit.step_watch import INFRA_WALL_S, STEP_CEILING, infrastructure_timeout
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT / "testdata" / "adversarial"
 #: interpreter start and imports (llguidance, torch through the runtime) on a loaded machine
-STARTUP_S = 120.0
+STARTUP_S = INFRA_WALL_S
 
 
 def load_cases() -> dict[str, dict[str, Any]]:
@@ -59,16 +55,18 @@ def load_cases() -> dict[str, dict[str, Any]]:
 
 #: Runs in the child: reads case names from argv, prints "start" and a result line per case.
 _CHILD = r'''
-import json, sys, time
+import json, sys
 from pathlib import Path
 import schemac
 from schemac.diagnostics import CompileError
 from schemac.runtime.final import finalize
 from schemac.api import StructuredOutputError
-sys.path.insert(0, str(Path(sys.argv[1]).parent.parent))  # the checkout: testkit
 from testkit.grammar_harness import accepts
+from testkit.step_watch import Hang, install, limits_with, start_case, steps
 
 schemac.compile({"type": "string", "pattern": "a"}, use_cache=False)  # lazy imports: not a case's cost
+install(int(sys.argv[2]))  # the hang verdict, in steps (testkit.step_watch)
+# prelude
 
 def final_ok(art, text):
     try:
@@ -107,16 +105,15 @@ def user_document(case):
 
 def run(case):
     problems = []
-    started = time.process_time()
+    start_case()
     try:
         schema = case["schema_text"] if "schema_text" in case else case["schema"]
-        art = schemac.compile(schema, use_cache=False, **case.get("options", {}))
+        art = schemac.compile(schema, use_cache=False, **limits_with(case.get("options", {})))
         codes, messages = None, []
     except CompileError as exc:
         art, codes = None, list(dict.fromkeys(exc.codes))  # distinct codes, in order
         messages = [f"{d.code} {d.pointer}: {d.message}" for d in exc.diagnostics]
         pointers = [d.pointer for d in exc.diagnostics]
-    seconds = time.process_time() - started  # CPU seconds of this compile
     if codes is not None and "internal-error" in codes:
         problems.append(f"internal-error diagnostic: {messages[:2]}")
     doc = user_document(case)
@@ -149,29 +146,21 @@ def run(case):
             for text in case.get("also_valid", []):
                 if not final_ok(art, text):
                     problems.append(f"final validation refuses valid {show(text)}")
-    return {"codes": codes, "seconds": seconds, "problems": problems}
+    return {"codes": codes, "steps": steps(), "problems": problems}
 
 cases = {p.stem: p for p in Path(sys.argv[1]).glob("*.json")}
-for name in sys.argv[2:]:
+for name in sys.argv[3:]:
     print(json.dumps({"start": name}), flush=True)
     case = json.loads(cases[name].read_text(encoding="utf-8"))
     try:
         result = run(case)
+    except Hang as exc:
+        result = {"codes": None, "steps": steps(), "problems": [str(exc)]}
     except BaseException as exc:
-        result = {"codes": None, "seconds": None,
+        result = {"codes": None, "steps": steps(),
                   "problems": [f"crash: {type(exc).__name__}: {exc}"[:400]]}
     print(json.dumps(dict(result, name=name)), flush=True)
 '''
-
-
-def _cpu_seconds(pid: int) -> float:
-    """CPU time (user + system) a running process has used; wall-clock time where /proc is
-    missing, which makes the watchdog a plain timeout there."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, IndexError, ValueError):
-        return time.monotonic()
 
 
 def _pump(stream: Any, lines: "queue.Queue[str | None]") -> None:
@@ -181,8 +170,8 @@ def _pump(stream: Any, lines: "queue.Queue[str | None]") -> None:
 
 
 def run_all(names: list[str], shards: int = 2) -> dict[str, dict[str, Any]]:
-    """name -> {"codes", "seconds", "problems"}: `shards` children side by side, each resuming in
-    a fresh child after a hang or crash (a hang costs the watchdog's wall time, not the others')."""
+    """name -> {"codes", "steps", "problems"}: `shards` children side by side, each resuming in a
+    fresh child after a crash or an infrastructure timeout."""
     results: dict[str, dict[str, Any]] = {}
     parts = [names[i::shards] for i in range(shards)]
     threads = [threading.Thread(target=lambda part=part: results.update(run_shard(part))) for part in parts]
@@ -193,32 +182,34 @@ def run_all(names: list[str], shards: int = 2) -> dict[str, dict[str, Any]]:
     return results
 
 
-def run_shard(names: list[str]) -> dict[str, dict[str, Any]]:
+def run_shard(names: list[str], corpus: Path = CORPUS, prelude: str = "", wall_s: float = INFRA_WALL_S,
+              startup_s: float = STARTUP_S) -> dict[str, dict[str, Any]]:
     """`run_all` for one child at a time. A child that dies before its first case (an import
-    error in the tree) fails every pending case with its reason instead of restarting per case."""
+    error in the tree) fails every pending case with its reason instead of restarting per case.
+    `prelude` runs in the child before its cases (the watchdog's own tests put faults there);
+    `wall_s`/`startup_s` are the infrastructure last resorts, per case and for the start."""
     results: dict[str, dict[str, Any]] = {}
     pending = list(names)
-    env = dict(os.environ, SCHEMAC_CACHE_DIR=os.devnull)
+    env = dict(os.environ, SCHEMAC_CACHE_DIR=os.devnull,  # the checkout first: testkit
+               PYTHONPATH=os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    child = _CHILD.replace("# prelude\n", prelude, 1)
     while pending:
         with tempfile.TemporaryFile("w+") as err:  # a file, not a pipe: a chatty child never blocks
-            proc = subprocess.Popen([sys.executable, "-c", _CHILD, str(CORPUS), *pending], stdout=subprocess.PIPE,
-                                    stderr=err, text=True, env=env)
+            proc = subprocess.Popen([sys.executable, "-c", child, str(corpus), str(STEP_CEILING), *pending],
+                                    stdout=subprocess.PIPE, stderr=err, text=True, env=env)
             lines: "queue.Queue[str | None]" = queue.Queue()
             threading.Thread(target=_pump, args=(proc.stdout, lines), daemon=True).start()
             current, started, why = None, False, ""
-            since, cpu0 = time.monotonic(), _cpu_seconds(proc.pid)
+            since = time.monotonic()
             while True:
                 try:
                     line = lines.get(timeout=1.0)
                 except queue.Empty:
-                    wall, cpu = time.monotonic() - since, _cpu_seconds(proc.pid) - cpu0
-                    if not started and wall < STARTUP_S:
-                        continue
-                    if started and cpu < WATCHDOG_CPU_S and wall < WATCHDOG_WALL_S:
+                    wall = time.monotonic() - since
+                    if wall < (wall_s if started else startup_s):
                         continue
                     proc.kill()
-                    why = (f"hang: no result after {cpu:.0f} s of CPU ({wall:.0f} s wall)" if started
-                           else f"child did not start in {STARTUP_S} s")
+                    why = infrastructure_timeout(wall) if started else infrastructure_timeout(wall, "the child did not start")
                     break
                 if line is None:
                     proc.wait()
@@ -233,7 +224,7 @@ def run_shard(names: list[str]) -> dict[str, dict[str, Any]]:
                     continue
                 if "start" in item:
                     current, started = item["start"], True
-                    since, cpu0 = time.monotonic(), _cpu_seconds(proc.pid)
+                    since = time.monotonic()
                     continue
                 results[item.pop("name")] = item
                 pending.remove(current)
@@ -243,10 +234,10 @@ def run_shard(names: list[str]) -> dict[str, dict[str, Any]]:
             break
         if not started:
             for name in pending:
-                results[name] = {"codes": None, "seconds": None, "problems": [why]}
+                results[name] = {"codes": None, "steps": None, "problems": [why]}
             break
         failed = current if current is not None else pending[0]
-        results[failed] = {"codes": None, "seconds": None, "problems": [why]}
+        results[failed] = {"codes": None, "steps": None, "problems": [why]}
         pending.remove(failed)
     return results
 
@@ -260,13 +251,6 @@ def results(request: pytest.FixtureRequest) -> dict[str, dict[str, Any]]:
     selected = {item.callspec.params["name"] for item in request.session.items
                 if getattr(item, "callspec", None) is not None and "name" in item.callspec.params}
     return run_all(sorted(selected & set(CASES)))
-
-
-def _problems(case: dict[str, Any], result: dict[str, Any]) -> list[str]:
-    problems = list(result["problems"])
-    if result["seconds"] is not None and result["seconds"] > CPU_LIMIT_S:
-        problems.append(f"compile used {result['seconds']:.1f} s of CPU: past the step budget's {DEADLINE_S} s on any machine")
-    return problems
 
 
 def test_corpus_is_well_formed() -> None:
@@ -289,7 +273,7 @@ def test_corpus_is_well_formed() -> None:
 )
 def test_adversarial_case(name: str, results: dict[str, dict[str, Any]]) -> None:
     case, result = CASES[name], results[name]
-    problems = _problems(case, result)
+    problems = result["problems"]
     if case.get("open"):
         print(f"OPEN [{case['open']}] {name}: {problems}")
     assert not problems, f"{name} ({case.get('why', case.get('expect'))}): {problems}"
