@@ -60,7 +60,7 @@ def run(args: argparse.Namespace, setup: dict[str, Any], constrained: bool, mask
         states.append(state)
     done = [False] * n_con
     outcomes: dict[str, int] = {"ok": 0, "invalid": 0, "length": 0}
-    buffers = MaskBuffers((tok.vocab_size + 31) // 32, device)
+    buffers = MaskBuffers((tok.vocab_size + 31) // 32, device, graphs=not args.no_mask_graphs)
     copier = TokenCopier(device)
     prompt = torch.tensor([hf.encode("Answer in JSON:", add_special_tokens=False)] * batch, device=device)
     gen = torch.Generator(device=device).manual_seed(1)
@@ -214,6 +214,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--threads", type=int, help="llguidance's worker threads (default: its own, 80 %% of the cores)")
     p.add_argument("--attribute", action="store_true",
                    help="also time the masks alone (filled once, no commit or fill) to split GPU from host cost")
+    p.add_argument("--no-mask-graphs", action="store_true",
+                   help="launch the mask kernel directly every step (MaskBuffers(graphs=False)) instead of replaying a captured graph")
     p.add_argument("--json")
     args = p.parse_args(argv)
     import torch

@@ -247,9 +247,10 @@ def check_kernel() -> list[str]:
 def check_buffers() -> list[str]:
     """MaskBuffers across two streams, with each protection removed once as a control.
 
-    Stream a runs [sleep, upload 1, sleep, kernel 1]; the host then refills the host rows and
-    uploads on stream b. Without the host-side wait, the host overwrites rows upload 1 has not
-    read yet; without the device-side wait, upload 2 overwrites rows kernel 1 has not read yet.
+    The buffers' upload stream sleeps before upload 1, and kernel 1 (on stream a) sleeps after
+    waiting for it; the host then refills the host rows and applies on stream b. Without the
+    host-side wait, the host overwrites rows upload 1 has not read yet; without the device-side
+    wait, upload 2 overwrites rows kernel 1 has not read yet.
     """
     failures = []
     info = []
@@ -257,11 +258,6 @@ def check_buffers() -> list[str]:
     n_words = vocab // 32
     a, b = torch.cuda.Stream(), torch.cuda.Stream()
     rows = list(range(batch))[::-1]
-    real_apply = masking.apply_token_bitmask
-
-    def slow_apply(*args: Any, **kwargs: Any) -> None:
-        torch.cuda._sleep(50_000_000)  # ~25 ms between the upload and the kernel
-        real_apply(*args, **kwargs)
 
     def reference(logits: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
         want = logits.cpu()
@@ -269,7 +265,15 @@ def check_buffers() -> list[str]:
         return want
 
     for control in ("none", "host", "device"):
-        buffers = MaskBuffers(n_words, "cuda")
+        buffers = MaskBuffers(n_words, "cuda", graphs=False)
+        buffers.host(batch).fill_(-1)
+        buffers.apply(torch.zeros(batch, vocab, device="cuda"), rows)  # creates the upload stream
+        real_launch = buffers._launch
+
+        def slow_launch(*args: Any, real: Any = real_launch) -> None:
+            torch.cuda._sleep(50_000_000)  # ~25 ms between the upload and the kernel
+            real(*args)
+
         m1 = torch.randint(-(2**31), 2**31, (batch, n_words), dtype=torch.int64).to(torch.int32)
         m2 = torch.randint(-(2**31), 2**31, (batch, n_words), dtype=torch.int64).to(torch.int32)
         l1 = torch.randn(batch, vocab, device="cuda")
@@ -277,27 +281,44 @@ def check_buffers() -> list[str]:
         r1, r2 = reference(l1, m1), reference(l2, m2)
         torch.cuda.synchronize()
         buffers.host(batch).copy_(m1)
-        masking.apply_token_bitmask = slow_apply
-        try:
-            with torch.cuda.stream(a):
-                torch.cuda._sleep(50_000_000)  # upload 1 is still queued when host() runs
-                buffers.apply(l1, rows)
-            if control == "host":
-                buffers._host_busy = False
-            host = buffers.host(batch)
-            host.copy_(m2)
-            if control == "device":
-                buffers._consumed = torch.cuda.Event()  # never recorded: waiting on it is a no-op
-            with torch.cuda.stream(b):
-                buffers.apply(l2, rows)
-            torch.cuda.synchronize()
-        finally:
-            masking.apply_token_bitmask = real_apply
+        with torch.cuda.stream(buffers._upload):
+            torch.cuda._sleep(50_000_000)  # upload 1 is still queued when host() runs
+        buffers._launch = slow_launch  # type: ignore[method-assign]
+        with torch.cuda.stream(a):
+            buffers.apply(l1, rows)
+        buffers._launch = real_launch  # type: ignore[method-assign]
+        if control == "host":
+            buffers._host_busy = False
+        host = buffers.host(batch)
+        host.copy_(m2)
+        if control == "device":
+            buffers._consumed = torch.cuda.Event()  # never recorded: waiting on it is a no-op
+        with torch.cuda.stream(b):
+            buffers.apply(l2, rows)
+        torch.cuda.synchronize()
         ok = torch.equal(l1.cpu(), r1) and torch.equal(l2.cpu(), r2)
         info.append(f"{control}:{'ok' if ok else 'MISMATCH'}")
         if control == "none" and not ok:
             failures.append("MaskBuffers cross-stream reuse")
     print("buffers, protection removed ->", ", ".join(info), "(none must be ok; host/device show the race)")
+
+    graphed = MaskBuffers(n_words, "cuda")
+    # eager, eager + capture, then replays; fresh masks and logits values each step, and row sets
+    # that shrink and reorder (rows past the ones given must stay untouched in a replay)
+    row_sets = [rows[: batch // 2], rows[: batch // 2], rows[: batch // 4], rows[batch // 4 : batch // 2][::-1], [3], rows[: batch // 2]]
+    for step, chosen in enumerate(row_sets):
+        masks = torch.randint(-(2**31), 2**31, (len(chosen), n_words), dtype=torch.int64).to(torch.int32)
+        logits = l1 if step == 0 else l1.normal_()
+        want = logits.cpu()
+        masking.apply_token_bitmask_reference(want, masks, chosen, vocab)
+        graphed.host(len(chosen)).copy_(masks)
+        graphed.apply(logits, chosen)
+        torch.cuda.synchronize()
+        if not torch.equal(logits.cpu(), want):
+            failures.append(f"MaskBuffers graph replay, step {step}")
+    print(f"buffers, captured launches: {len(graphed._captured)} (expected 1)")
+    if len(graphed._captured) != 1:
+        failures.append("MaskBuffers did not capture its launch")
 
     copier = TokenCopier("cuda")
     x = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)

@@ -21,6 +21,8 @@ INTEGER = "an integer (int, numpy integer or 0-d integer tensor)"
 
 def integer(value: object) -> int | None:
     """`value` as an int when it is one of the engines' integers; None for anything else."""
+    if type(value) is int:  # the common case, per row and per token on the hot path (bool is not int here)
+        return value
     if isinstance(value, bool) or getattr(value, "ndim", 0) != 0 or "bool" in str(getattr(value, "dtype", "")):
         return None
     try:
