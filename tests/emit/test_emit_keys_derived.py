@@ -16,6 +16,7 @@ from typing import Any, Callable
 import pytest
 
 import schemac
+from schemac.diagnostics import CompileError
 from testkit.grammar_harness import accepts
 from tests.emit.test_emit_keys import _walk
 
@@ -93,3 +94,72 @@ def test_large_count_complement_is_one_rule() -> None:
     art = schemac.compile({"not": {"required": ["\n"], "minProperties": 5001}}, use_cache=False)
     assert len(art.grammar) < 4096
     assert accepts(art.grammar, '{"\\n": 1, "b": 2}') and not accepts(art.grammar, '{"\\u000a": 1}')
+
+
+# Attack round 14 (on the count-only fix): counts past llguidance's repetition range, two
+# pre-existing refusals of small satisfiable complements, and the named_everywhere contexts.
+@pytest.mark.parametrize("schema", [
+    {"required": ["a"], "minProperties": 4294967296},
+    {"patternProperties": {"^a": {}}, "minProperties": 4294967296},
+    {"patternProperties": {"^a": {}}, "maxProperties": 4294967298},
+    {"not": {"patternProperties": {"^a": {"type": "integer"}}, "maxProperties": 2147483648}},
+])
+def test_huge_count_refused_as_too_large(schema: dict) -> None:
+    """A key count past llguidance's repetition range (32-bit) is `too-large` before llguidance
+    sees it (attack round 14: the reachable-tail state bound let it through as `grammar-error`)."""
+    with pytest.raises(CompileError) as exc:
+        schemac.compile(schema, use_cache=False)
+    assert exc.value.codes == ["too-large"], exc.value
+
+
+@pytest.mark.parametrize("n", [100000, 2**31 - 2])  # the complement counts n + 1: at most MAX_KEY_COUNT
+def test_large_count_with_named_key_exact(n: int) -> None:
+    """Counts up to i32 compile now (1 tail) and still refuse small objects."""
+    for schema in ({"patternProperties": {"^a": {}}, "minProperties": n}, {"required": ["a"], "minProperties": n}):
+        g = schemac.compile(schema, use_cache=False).grammar
+        assert not accepts(g, '{"a": 1}') and not accepts(g, '{"a": 1, "ab": 2}')
+    schema = {"not": {"patternProperties": {"^a": {"type": "integer"}}, "maxProperties": n}}
+    g = schemac.compile(schema, use_cache=False).grammar
+    assert accepts(g, '{"a": "s", "ab": 2}') and not accepts(g, '{"a": 1}')
+    assert not accepts(g, '{"\\u0061": "s"}')  # the witness key is named: canonical only
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason=(
+    "attack round 14, pre-existing (same on 213e231): the complement of 3 listed keys + a pattern key + "
+    "minProperties 3 (a small satisfiable schema: e.g. {} is valid) takes ~20 s and ~920k of the "
+    "1M steps, then llguidance panics on the grammar (symbols >= u16::MAX - 10): grammar-error"))
+def test_complement_of_counted_listed_object_compiles() -> None:
+    schema = {"not": {"properties": {"a": {}, "b": {"type": "integer"}, "c": {"type": "string"}},
+                      "patternProperties": {"^x": {"type": "integer"}}, "minProperties": 3}}
+    g = schemac.compile(schema, use_cache=False).grammar
+    assert accepts(g, "{}")
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason=(
+    "attack round 14, pre-existing (same on 213e231): complement of 3 listed keys + required x + additionalProperties "
+    "+ minProperties 4 writes a grammar past 8 MiB (too-large) after ~15-20 s; {} is valid"))
+def test_complement_of_counted_required_object_compiles() -> None:
+    schema = {"not": {"properties": {"c": {"type": "integer"}, "b": True, "a": {"type": "string"}},
+                      "required": ["x"], "additionalProperties": {"type": "string"}, "minProperties": 4}}
+    g = schemac.compile(schema, use_cache=False).grammar
+    assert accepts(g, "{}")
+
+
+#: attack round 14: the contexts tried around a count-bearing key-naming node n: the complement is met with
+#: a context that names keys everywhere (named_everywhere skip), through else/oneOf/allOf/$ref
+_REC = {"d": {"properties": {"zz": {"$ref": "#/$defs/d"}}}}
+NAMED_SKIP = [
+    {"$defs": _REC, "if": {"required": ["\n"], "maxProperties": 1}, "then": {"required": ["c"]}, "else": {"$ref": "#/$defs/d"}},
+    {"$defs": _REC, "oneOf": [{"patternProperties": {"^\n$": {"type": "integer"}}, "minProperties": 2}, {"$ref": "#/$defs/d"}]},
+    {"if": {"propertyNames": {"enum": ["a", "\n", "b"]}, "minProperties": 2},
+     "else": {"oneOf": [{"required": ["zz"]}, {"properties": {"b": {"type": "integer"}}}]}},
+    {"allOf": [{"properties": {"zz": True}}, {"not": {"dependentRequired": {"\n": ["a"]}, "minProperties": 1, "maxProperties": 1}}]},
+    {"$defs": _REC, "dependentSchemas": {"b": {"required": ["\n"], "maxProperties": 1}, "c": {"required": ["\n"], "maxProperties": 1}}, "$ref": "#/$defs/d"},
+]
+
+
+@pytest.mark.parametrize("schema", NAMED_SKIP, ids=lambda s: json.dumps(s, ensure_ascii=True)[:50])
+def test_named_everywhere_contexts_exact(schema: dict) -> None:
+    _walk(schemac.compile(schema, use_cache=False).grammar, schema)

@@ -32,6 +32,9 @@ MAX_PATTERNS = 8
 MAX_COUNTED_KEYS = 64
 #: Upper bound on the rules of one object's listed-key sequence (times the owed witness sets).
 MAX_OBJECT_STATES = 4096
+#: llguidance reads a Lark repetition's bounds as 32-bit integers: a key count past this cannot
+#: be written (`{n,m}`) and is refused as too large instead of reaching llguidance's parser
+MAX_KEY_COUNT = 2**31 - 1
 
 #: (key terminal, value schema, pointer, value rule) of one class of keys beyond the listed ones
 Extra = tuple[str, Schema, str, str]
@@ -235,6 +238,14 @@ def plain_tail(w: RuleBook, name: str, item: str | None, s: int, need: int, room
             more = f" ({w.sep} {item}){{{k},{room - 1}}}"
         alts.append(first + more)
     return w.alts(name, alts)
+
+
+def count_too_large(pointer: str, count: int) -> Exception:
+    """The rejection for a key count past `MAX_KEY_COUNT`."""
+    from schemac.diagnostics import reject
+
+    return reject("too-large", pointer, f"counting {count:,} keys needs a repetition past {MAX_KEY_COUNT:,}, "
+                  "the largest llguidance's grammar reads")
 
 
 def too_large(pointer: str, states: int) -> Exception:

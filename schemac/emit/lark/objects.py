@@ -25,7 +25,7 @@ from typing import Any
 
 from schemac.emit.json_path import key_literal
 from schemac.emit.lark.merge import key_schema
-from schemac.emit.lark.object_classes import (MAX_OBJECT_STATES, class_terminal, extras, in_class, key_bounds, listed,
+from schemac.emit.lark.object_classes import (MAX_KEY_COUNT, MAX_OBJECT_STATES, class_terminal, count_too_large, extras, in_class, key_bounds, listed,
                                               plain_tail, too_large, witness_entry)
 from schemac.emit.lark.object_free import fits, write_free
 from schemac.emit.lark.object_owed import write_owed
@@ -78,6 +78,8 @@ def _write(w: RuleBook, node: dict[str, Any], pointer: str, witness: dict[str, A
                         None if node.get("maxProperties") is None else int(node["maxProperties"]))
     if hi is not None and lo > hi:
         return None
+    if max(lo, hi or 0) > MAX_KEY_COUNT:
+        raise count_too_large(pointer, max(lo, hi or 0))
     counted = lo > 0 or hi is not None
     cap = 0 if not counted else (hi if hi is not None else lo)
     # after the listed keys, c of them were written (counted up to cap), none where s = 0: only
