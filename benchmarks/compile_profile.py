@@ -22,6 +22,9 @@ from benchmarks.conformance.engines import _llguidance, _schemac, init_worker, s
 
 # ---- per-stage exclusive timers ----------------------------------------------------------------
 
+#: process CPU time: the benchmark's compile_cpu_ms is the calling thread's, which misses every llguidance
+#: call schemac makes on its big-stack threads (`schemac.native.on_big_stack`); wall time lies on a busy machine
+_clock = time.process_time
 _STACK: list[list[Any]] = []  # [stage, started, child time]
 TIMES: dict[str, float] = collections.defaultdict(float)
 COUNTS: dict[str, int] = collections.defaultdict(int)
@@ -30,13 +33,13 @@ COUNTS: dict[str, int] = collections.defaultdict(int)
 def _timed(stage: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        frame = [stage, time.perf_counter(), 0.0]
+        frame = [stage, _clock(), 0.0]
         _STACK.append(frame)
         try:
             return fn(*args, **kwargs)
         finally:
             _STACK.pop()
-            spent = time.perf_counter() - frame[1]
+            spent = _clock() - frame[1]
             TIMES[stage] += spent - frame[2]
             COUNTS[stage] += 1
             if _STACK:
@@ -122,14 +125,22 @@ def main(argv: list[str] | None = None) -> int:
             TIMES.clear()
             COUNTS.clear()
             if schemac_first(case):
+                t0 = _clock()
                 ours, artifact = _schemac(case, upgrade)
+                t1 = _clock()
                 raw, _ = _llguidance(case)
+                t2 = _clock()
+                ours.compile_cpu_ms, raw.compile_cpu_ms = (t1 - t0) * 1000.0, (t2 - t1) * 1000.0
             else:
+                t0 = _clock()
                 raw, _ = _llguidance(case)
+                t1 = _clock()
                 ours, artifact = _schemac(case, upgrade)
+                t2 = _clock()
+                ours.compile_cpu_ms, raw.compile_cpu_ms = (t2 - t1) * 1000.0, (t1 - t0) * 1000.0
             if not best or ours.compile_cpu_ms < best["s_cpu"]:
                 best = {"case": case.location, "s_status": ours.status, "s_code": ours.code,
-                        "s_ms": ours.compile_ms, "s_cpu": ours.compile_cpu_ms,
+                        "s_ms": ours.compile_ms, "s_cpu": ours.compile_cpu_ms,  # process CPU (see _clock)
                         "l_status": raw.status, "l_ms": raw.compile_ms, "l_cpu": raw.compile_cpu_ms,
                         "grammar_sha": (__import__("hashlib").sha256(artifact.grammar.encode()).hexdigest()[:16]
                                         if artifact is not None else None),
@@ -182,12 +193,15 @@ def stage_shares(rows: list[dict[str, Any]]) -> dict[str, Any]:
     result = {}
     for band, members in bands.items():
         totals: dict[str, float] = collections.defaultdict(float)
-        whole = sum(r["s_ms"] for r in members)
+        whole = sum(r["s_cpu"] for r in members)
+        calls: dict[str, int] = collections.defaultdict(int)
         for r in members:
             for k, v in r["stages"].items():
                 totals[k] += v
-            totals["(outside the stages)"] += r["s_ms"] - sum(r["stages"].values())
-        result[band] = {k: f"{100 * v / whole:.1f}% ({v / max(1, len(members)):.3f} ms/case)"
+                calls[k] += r["counts"].get(k, 0)
+            totals["(outside the stages)"] += r["s_cpu"] - sum(r["stages"].values())
+        m = max(1, len(members))
+        result[band] = {k: f"{100 * v / whole:.1f}% ({v / m:.3f} ms/case, {calls.get(k, 0) / m:.1f} calls/case)"
                         for k, v in sorted(totals.items(), key=lambda kv: -kv[1])}
     result["top 1% cases"] = [(r["case"], round(r["s_cpu"], 1)) for r in ordered[int(n * 0.99):]]
     return result
