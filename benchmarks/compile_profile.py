@@ -84,6 +84,8 @@ def install_stage_timers() -> None:
     _patch(emit, "parser_limit", "emit: parser probe")
     _patch(writer, "_grammar_error", "emit: llguidance check (pieces/oneOf)")
     _patch(writer, "needs_lark", "emit: needs_lark")
+    _patch(writer, "compile_depth", "emit: depth scan")
+    _patch(writer, "lexer_limit", "emit: lexer limit probe")
     _patch(probe, "terminal_admits", "emit: terminal probes")
     _patch(probe, "terminal_strings", "emit: terminal probes")
     # the final validator is built inside passes and writers (one per listed / bounded node)
