@@ -82,6 +82,8 @@ def install_stage_timers() -> None:
     _patch(emit, "_write", "emit: write")
     _patch(emit, "_validated", "emit: llguidance check (whole grammar)")
     _patch(emit, "parser_limit", "emit: parser probe")
+    if hasattr(emit, "checked_parser_limit"):
+        _patch(emit, "checked_parser_limit", "emit: check + parser probe (one matcher)")
     _patch(writer, "_grammar_error", "emit: llguidance check (pieces/oneOf)")
     _patch(writer, "needs_lark", "emit: needs_lark")
     _patch(writer, "compile_depth", "emit: depth scan")
