@@ -101,6 +101,31 @@ def _refs(node: Any) -> list[str]:
     return found
 
 
+def _or_below(node: Any, memo: dict[int, tuple[Any, bool]], own: Any, children: Any) -> bool:
+    """Whether `own` holds for `node` or anything below it (`children`), each object answered
+    once into `memo` (id -> (object, answer); the object is kept so its id stays its own).
+    Iterative post-order: nesting costs no stack."""
+    hit = memo.get(id(node))
+    if hit is not None and hit[0] is node:
+        return hit[1]
+    stack: list[tuple[Any, list[Any] | None]] = [(node, None)]
+    while stack:
+        cur, below = stack.pop()
+        if below is None:
+            hit = memo.get(id(cur))
+            if hit is not None and hit[0] is cur:
+                continue
+            if own(cur):
+                memo[id(cur)] = (cur, True)
+                continue
+            below = children(cur)
+            stack.append((cur, below))
+            stack.extend((c, None) for c in below)
+        else:
+            memo[id(cur)] = (cur, any(memo[id(c)][1] for c in below))
+    return memo[id(node)][1]
+
+
 #: bytes of a node's JSON that writing it (merging its conjuncts, distributing them) pays one step for
 WRITE_BYTES_PER_STEP = 64
 def _grammar_error(body: str) -> str | None:
@@ -130,6 +155,9 @@ class Writer(RuleBook):
         self.open_definitions: dict[str, bool] = {}
         #: id(node) -> (node, whether it needs Lark); the node is kept so its id stays its own
         self.needs_memo: dict[int, tuple[Any, bool]] = {}
+        #: id(node) -> (node, answer) of `_lark_below` and `_needing_ref_below`, kept alike
+        self.lark_memo: dict[int, tuple[Any, bool]] = {}
+        self.ref_memo: dict[int, tuple[Any, bool]] = {}
         #: (terminal, its node) for every negated-pattern string terminal written (`lexer_limit`)
         self.negated: list[tuple[str, dict[str, Any]]] = []
         # which definitions reach a node that needs Lark (through other definitions): a fixpoint
@@ -155,8 +183,37 @@ class Writer(RuleBook):
             return False
         hit = self.needs_memo.get(id(node))
         if hit is None or hit[0] is not node:
-            hit = self.needs_memo[id(node)] = (node, needs_lark(node, self.key_order) or any(self.def_needs.get(r, False) for r in _refs(node)))
+            hit = self.needs_memo[id(node)] = (node, self._lark_below(node) or self._needing_ref_below(node))
         return hit[1]
+
+    def _lark_below(self, node: dict[str, Any]) -> bool:
+        """`needs_lark(node, key_order)`, memoised per object (`lark_memo`): nested nodes are asked
+        again as the writer goes down, and each answer is the OR of its children's."""
+        key_order = self.key_order
+
+        def children(cur: dict[str, Any]) -> list[Any]:
+            out = [sub for _, sub in iter_subschemas(cur) if isinstance(sub, dict)]
+            if isinstance(cur.get("$defs"), dict):
+                out.extend(v for v in cur["$defs"].values() if isinstance(v, dict))
+            return out
+
+        return _or_below(node, self.lark_memo, lambda cur: own_need(cur, key_order), children)
+
+    def _needing_ref_below(self, node: dict[str, Any]) -> bool:
+        """`any(def_needs.get(r) for r in _refs(node))`, memoised per object and list (`ref_memo`):
+        whether some value inside `node` (data included, as `_refs` reads it) refers to a
+        definition that needs Lark."""
+        def_needs = self.def_needs
+
+        def own(cur: Any) -> bool:
+            name = ref_name(cur)
+            return name is not None and def_needs.get(name, False)
+
+        def children(cur: Any) -> list[Any]:
+            values = cur.values() if isinstance(cur, dict) else cur
+            return [v for v in values if isinstance(v, (dict, list))]
+
+        return _or_below(node, self.ref_memo, own, children)
 
     def embed(self, node: Schema) -> str | None:
         """A rule for a schema needing no Lark as `%json`, or None when no value satisfies it."""
@@ -345,8 +402,8 @@ def lark_rules_of(roots: list[Schema], defs: dict[str, Any], prefix: str = "", c
     rules = [f"{writer.sep}: /, ?/", f"{writer.ksep}: /: ?/"] + writer.rules
     writer.budget.step("", sum(map(len, rules)) // WRITE_BYTES_PER_STEP)  # the depth scan reads every rule
     for top in tops:
-        if top is None:
-            continue
+        if top is None or len(rules) < MAX_RULE_DEPTH:
+            continue  # a chain of first references visits each rule once: at most len(rules) + 1 levels
         depth = compile_depth(top, rules)
         if depth > MAX_RULE_DEPTH:
             raise reject("too-large", "", f"llguidance would compile this grammar through a chain of {depth:,} rules "
