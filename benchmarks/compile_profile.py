@@ -115,9 +115,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=1, help="compile each case this many times, keep the minimum")
     parser.add_argument("--json", dest="json_path", default=None)
     parser.add_argument("--no-upgrade", action="store_true")
+    parser.add_argument("--cases", default=None, help="a file listing the case locations to run (one a line)")
     args = parser.parse_args(argv)
     upgrade = not args.no_upgrade
     cases = load_cases(args.paths, files=args.files)[args.offset::args.stride]
+    if args.cases:
+        wanted = set(open(args.cases, encoding="utf-8").read().split())
+        cases = [c for c in cases if c.location in wanted]
     init_worker("llama32k", upgrade, "schema", None)
     if args.stages:
         install_stage_timers()
