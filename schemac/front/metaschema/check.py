@@ -190,7 +190,7 @@ def _enum_unique(v: Any) -> bool | None:
             key = ("z",)
         elif isinstance(m, str):
             key = ("s", m)
-        elif _is_number(m):
+        elif is_number(m):
             key = ("n", m)  # 1, 1.0 and Decimal("1") are one key: equal and equally hashed
         else:
             return None
@@ -209,13 +209,13 @@ def _draft04_string_array(v: Any) -> bool:
 
 
 def _positive(v: Any) -> bool:
-    return _is_number(v) and v > 0
+    return is_number(v) and v > 0
 
 
 _DRAFT_06_07: dict[str, Callable[[Any], bool] | str] = {
     "$id": _is_str, "$schema": _is_str, "$ref": _is_str, "title": _is_str, "description": _is_str,
     "examples": lambda v: isinstance(v, list), "multipleOf": _positive,
-    "maximum": _is_number, "exclusiveMaximum": _is_number, "minimum": _is_number, "exclusiveMinimum": _is_number,
+    "maximum": is_number, "exclusiveMaximum": is_number, "minimum": is_number, "exclusiveMinimum": is_number,
     "maxLength": _non_negative_integer, "minLength": _non_negative_integer, "pattern": _is_str,
     "additionalItems": _SCHEMA, "items": _ITEMS, "maxItems": _non_negative_integer, "minItems": _non_negative_integer,
     "uniqueItems": _is_bool, "contains": _SCHEMA, "maxProperties": _non_negative_integer,
@@ -228,7 +228,7 @@ _DRAFT_07 = {**_DRAFT_06_07, "$comment": _is_str, "readOnly": _is_bool, "content
              "contentEncoding": _is_str, "if": _SCHEMA, "then": _SCHEMA, "else": _SCHEMA}
 _DRAFT_04: dict[str, Callable[[Any], bool] | str] = {
     "id": _is_str, "$schema": _is_str, "title": _is_str, "description": _is_str, "multipleOf": _positive,
-    "maximum": _is_number, "exclusiveMaximum": _is_bool, "minimum": _is_number, "exclusiveMinimum": _is_bool,
+    "maximum": is_number, "exclusiveMaximum": _is_bool, "minimum": is_number, "exclusiveMinimum": _is_bool,
     "maxLength": _non_negative_integer, "minLength": _non_negative_integer, "pattern": _is_str,
     "additionalItems": _LOOSE_SCHEMA, "items": _ITEMS, "maxItems": _non_negative_integer,
     "minItems": _non_negative_integer, "uniqueItems": _is_bool, "maxProperties": _non_negative_integer,
