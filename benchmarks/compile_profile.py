@@ -49,8 +49,8 @@ def _timed(stage: str, fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _patch(module: Any, name: str, stage: str) -> None:
-    fn = getattr(module, name)
-    if not hasattr(fn, "__wrapped_stage__"):
+    fn = getattr(module, name, None)  # stages that moved or are gone are skipped
+    if fn is not None and not hasattr(fn, "__wrapped_stage__"):
         setattr(module, name, _timed(stage, fn))
 
 
@@ -79,6 +79,7 @@ def install_stage_timers() -> None:
     ]:
         _patch(pipeline, name, stage)
     _patch(pipeline.Bundle, "as_schema", "artifact")
+    _patch(emit, "with_required_orders", "stated orders")
     _patch(emit, "_write", "emit: write")
     _patch(emit, "_validated", "emit: llguidance check (whole grammar)")
     _patch(emit, "parser_limit", "emit: parser probe")
