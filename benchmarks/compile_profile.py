@@ -85,7 +85,7 @@ def install_stage_timers() -> None:
     _patch(emit, "parser_limit", "emit: parser probe")
     if hasattr(emit, "checked_parser_limit"):
         _patch(emit, "checked_parser_limit", "emit: check + parser probe (one matcher)")
-    _patch(writer, "_grammar_error", "emit: llguidance check (pieces/oneOf)")
+    _patch(writer, "_schema_error", "emit: llguidance check (pieces/oneOf)")
     _patch(writer, "needs_lark", "emit: needs_lark")
     _patch(writer, "compile_depth", "emit: depth scan")
     _patch(writer, "lexer_limit", "emit: lexer limit probe")

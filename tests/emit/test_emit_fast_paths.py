@@ -115,3 +115,28 @@ def test_one_matcher_is_built_iff_the_check_passes(text: str) -> None:
     assert built == (_validated(_lark(text)) is None)
     if built:
         assert probed == probe.parser_limit(_lark(text))
+
+
+# ---- writer._schema_error: a `%json` document checked in llguidance's JSON form, not through Lark --
+
+
+@pytest.mark.parametrize("doc", [
+    {"type": "string"}, {"oneOf": [{"type": "string"}, {"type": "integer"}]},
+    {"oneOf": [{"type": "string"}, {"type": "string", "minLength": 2}]}, {"type": "strin"},
+    {"allOf": [{"type": "string"}, {"type": "integer"}]}, {"type": "string", "pattern": "(?<=a)"},
+    {"$ref": "#/$defs/nope"}, {"type": "object", "properties": {"a": False}, "required": ["a"]},
+    {"type": "string", "format": "foo"}, {"type": "integer", "minimum": 5, "maximum": 1},
+    {"anyOf": [{"$ref": "#/$defs/a"}], "$defs": {"a": {"type": "array", "items": {"$ref": "#/$defs/a"}, "minItems": 1}}},
+])
+def test_schema_error_is_the_lark_forms_error(doc: dict[str, Any]) -> None:
+    """The Lark form `start: %json doc` (what the writer used to check) is the oracle: the same
+    verdict, and its message is the JSON form's behind a position prefix and an excerpt."""
+    from schemac.emit.json_path import SYNTAX_POLICY
+    from schemac.emit.lark.writer import _schema_error
+
+    text = json.dumps({**doc, "x-guidance": SYNTAX_POLICY}, ensure_ascii=True)
+    lark = _validated(_lark("start: %json " + text))
+    mine = _schema_error(text)
+    assert (mine is None) == (lark is None)
+    if lark is not None:
+        assert mine is not None and lark.split("\n   1 | start:")[0] == "at 1(8): failed to compile JSON schema: " + mine
