@@ -1,0 +1,64 @@
+"""`scalar_marks.lowered_validator` caches validators by content: a cached one must judge every
+value as a validator built afresh for the same schema does, and never stand for another schema."""
+from __future__ import annotations
+
+import copy
+import json
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from schemac.lower.support.marks import NOT_PATTERN
+from schemac.lower.support.scalar_marks import lowered_validator, standard
+from schemac.validate.final import FinalValidator
+
+#: the Test Suite beside the repository (a checkout's `../shared`, a worktree's `../../shared`)
+SUITE = next((p / "shared/conformance/json-schema-test-suite/draft2020-12" for p in Path(__file__).resolve().parents[3:5]
+              if (p / "shared/conformance/json-schema-test-suite/draft2020-12").is_dir()), Path("/nonexistent"))
+
+
+@pytest.mark.parametrize("first, second, value", [
+    ({"const": 1}, {"const": True}, True),  # equal as Python values, not as schemas
+    ({"enum": [[1]]}, {"enum": [(1,)]}, [1]),  # one JSON text
+    ({"const": Decimal("1.5")}, {"const": "1.5"}, "1.5"),
+    ({"type": "string", NOT_PATTERN: ["^a"]}, {"type": "string"}, "ab"),  # a marker is read
+])
+def test_schemas_that_only_look_alike_get_their_own_validator(first: Any, second: Any, value: Any) -> None:
+    a, b = lowered_validator(first), lowered_validator(second)
+    assert a is not b
+    assert a.is_valid(value) == FinalValidator(standard(first)).is_valid(value)
+    assert b.is_valid(value) == FinalValidator(standard(second)).is_valid(value)
+
+
+def test_a_cached_validator_ignores_later_edits_of_the_callers_schema() -> None:
+    schema = {"type": "object", "properties": {"a": {"type": "integer"}}}
+    original = copy.deepcopy(schema)
+    lowered_validator(schema)
+    schema["properties"]["a"]["type"] = "string"  # the caller's object changes afterwards
+    again = lowered_validator(original)
+    assert again.is_valid({"a": 1}) and not again.is_valid({"a": "x"})
+
+
+def _suite_cases() -> list[tuple[Any, list[Any]]]:
+    out = []
+    for path in sorted(SUITE.glob("*.json")):
+        for group in json.loads(path.read_text(encoding="utf-8")):
+            schema = group["schema"]
+            if isinstance(schema, dict) and schema.get("$schema") == "https://json-schema.org/draft/2020-12/schema":
+                schema = {k: v for k, v in schema.items() if k != "$schema"}
+            text = json.dumps(schema)
+            if "$ref" not in text and "$schema" not in text:  # lowered schemas hold neither
+                out.append((schema, [t["data"] for t in group["tests"]]))
+    return out
+
+
+@pytest.mark.skipif(not SUITE.is_dir(), reason="the JSON Schema Test Suite is not checked out beside the repository")
+def test_cached_validators_agree_with_fresh_ones_on_the_test_suite() -> None:
+    cases = _suite_cases()
+    assert len(cases) > 250
+    for _ in range(2):  # built, then from the cache
+        for schema, values in cases:
+            cached, fresh = lowered_validator(schema), FinalValidator(standard(schema))
+            assert [cached.is_valid(v) for v in values] == [fresh.is_valid(v) for v in values]
