@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from schemac.lower.support.marks import NOT_PATTERN
-from schemac.lower.support.scalar_marks import lowered_validator, standard
+from schemac.lower.support.scalar_marks import lowered_judge, lowered_validator, standard
 from schemac.validate.final import FinalValidator
 
 #: the Test Suite beside the repository (a checkout's `../shared`, a worktree's `../../shared`)
@@ -62,3 +62,29 @@ def test_cached_validators_agree_with_fresh_ones_on_the_test_suite() -> None:
         for schema, values in cases:
             cached, fresh = lowered_validator(schema), FinalValidator(standard(schema))
             assert [cached.is_valid(v) for v in values] == [fresh.is_valid(v) for v in values]
+
+
+def test_remembered_verdicts_tell_look_alike_values_apart() -> None:
+    schema = {"enum": [1, [2]]}
+    judge, fresh = lowered_judge(schema), FinalValidator(standard(schema))
+    values = (1, 1.0, True, [2], (2,), "1", [True])
+    for _ in range(2):  # judged, then remembered
+        assert [judge(v) for v in values] == [fresh.is_valid(v) for v in values]
+    assert [judge(v) for v in values][:3] == [True, True, False]
+
+
+def test_a_verdict_the_recursion_limit_cut_short_is_not_remembered(monkeypatch: pytest.MonkeyPatch) -> None:
+    schema = {"type": "array", "items": {"type": "integer"}}
+    judge, validator = lowered_judge(schema), lowered_validator(schema)
+    monkeypatch.setattr(validator, "verdict", lambda v: None)  # as when the recursion limit cuts it short
+    assert judge([1]) is False  # no verdict: invalid, as `is_valid` reads it
+    monkeypatch.undo()
+    assert judge([1]) is True  # and judged again, not taken from memory
+
+
+@pytest.mark.skipif(not SUITE.is_dir(), reason="the JSON Schema Test Suite is not checked out beside the repository")
+def test_remembered_verdicts_agree_with_fresh_validators_on_the_test_suite() -> None:
+    for _ in range(2):
+        for schema, values in _suite_cases():
+            judge, fresh = lowered_judge(schema), FinalValidator(standard(schema))
+            assert [judge(v) for v in values] == [fresh.is_valid(v) for v in values]
