@@ -126,6 +126,9 @@ def _or_below(node: Any, memo: dict[int, tuple[Any, bool]], own: Any, children: 
     return memo[id(node)][1]
 
 
+#: the array markers as `embed`'s JSON spells them (`Writer.embed`'s backstop)
+_MARK_TEXT, _CL_TEXT = json.dumps(MARK), json.dumps(CL)
+
 #: bytes of a node's JSON that writing it (merging its conjuncts, distributing them) pays one step for
 WRITE_BYTES_PER_STEP = 64
 def _schema_error(text: str) -> str | None:
@@ -225,7 +228,7 @@ class Writer(RuleBook):
         if key in self.memo:
             return self.memo[key]
         body = embed(node, self.defs_of(node))
-        if json.dumps(MARK) in body or json.dumps(CL) in body:  # a backstop: llguidance would ignore them (`embed` refuses scalar markers itself)
+        if _MARK_TEXT in body or _CL_TEXT in body:  # a backstop: llguidance would ignore them (`embed` refuses scalar markers itself)
             raise reject("grammar-error", "", "internal: a marked array reached a %json embedding")
         if self.check_unsat:
             self.budget.native("", len(body))
