@@ -19,11 +19,11 @@ from urllib.parse import unquote
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from schemac.budget import Budget, check_cost, within_cost_by_size
+from schemac.budget import NATIVE_BYTES_PER_STEP, Budget, check_cost, within_cost_by_size
 from schemac.diagnostics import CompileError, reject
 from schemac.emit.json_path import SYNTAX_POLICY, embed, json_schema_grammar, literal, translated
 from schemac.emit.lark.export import lark_text
-from schemac.emit.lark.probe import PROBE_FROM, parser_limit
+from schemac.emit.lark.probe import PROBE_FROM, checked_parser_limit, parser_limit
 from schemac.lower.stated_orders import with_required_orders
 from schemac.lower.support.productive import drop_definitions
 from schemac.native import on_big_stack
@@ -66,10 +66,27 @@ def _validated(grammar: str) -> str | None:
 
 def _checked(grammar: str, lark: bool, budget: Budget) -> str | None:
     """llguidance's grammar check, then (Lark grammars) the parser probe: each paid for by the
-    grammar's size before it runs (both are uninterruptible native calls)."""
+    grammar's size before it runs (both are uninterruptible native calls).
+
+    Where both run and the budget holds both, the probe's matcher is built first and stands for
+    the check when it builds (`checked_parser_limit`): one compile of the grammar, not two. Where
+    it does not build, the check runs as before and the probe's payment is given back when the
+    check fails, so every answer and every step count is the one check-then-probe gives."""
     budget.native("", len(grammar))
+    probe = lark and len(grammar) >= PROBE_FROM
+    cost = 1 + PROBE_BYTES_PER_GRAMMAR_BYTE * len(grammar) // NATIVE_BYTES_PER_STEP
+    if probe and budget.fits("steps", cost):
+        budget.native("", PROBE_BYTES_PER_GRAMMAR_BYTE * len(grammar))
+        built, probed = checked_parser_limit(grammar)
+        if built:
+            return probed
+        message = _validated(grammar)
+        if message is not None:
+            budget.used["steps"] -= cost  # check-then-probe stops at the check, unpaid for the probe
+            return message
+        return probed
     message = _validated(grammar)
-    if message is None and lark and len(grammar) >= PROBE_FROM:
+    if message is None and probe:
         budget.native("", PROBE_BYTES_PER_GRAMMAR_BYTE * len(grammar))
         message = parser_limit(grammar)
     return message

@@ -8,6 +8,7 @@ schema and of every `%json` embedding.
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from typing import Any
 
 from schemac.schema import Schema, rebuilt
@@ -68,6 +69,7 @@ def literal(text: str) -> str:
     return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
 
 
+@lru_cache(maxsize=8192)  # a pure function of the key; an object's rules spell each listed key many times
 def key_literal(key: str) -> str:
     """A Lark string literal matching exactly the policy spelling of object key `key`
     (`json.dumps(key, ensure_ascii=False)`, quotes included)."""

@@ -160,15 +160,31 @@ def _held(root: dict[str, Any], defs: dict[str, Any], wrappable: Callable[[Any],
         stack.extend(sub for _, sub in iter_subschemas(node))
     if contexts is None:
         return set(copyable[MAX_COPIES_PER_MERGE:])
-    taken: list[int] = []
+    # The contexts of the nodes taken so far, by (start, `_coarse` steps): two contexts whose
+    # steps meet (`_steps_meet`) have the same coarse steps, so a node is tested only against
+    # the taken contexts of its own buckets, pair by pair as `_meet` does.
+    taken: dict[tuple[int, tuple[Any, ...]], list[Context]] = {}
     held: set[int] = set()
     for i in copyable:
         mine = contexts.get(i, [])
-        if any(_meet(mine, contexts.get(j, [])) for j in taken):
+        if any(_steps_meet(steps, other_steps) and all(other.get(k, v) == v for k, v in choices.items())
+               for start, (steps, choices) in mine
+               for other_steps, other in taken.get((start, _coarse(steps)), ())):
             held.add(i)
         else:
-            taken.append(i)
+            for start, context in mine:
+                taken.setdefault((start, _coarse(context[0])), []).append(context)
     return held
+
+
+#: step kinds that meet each other (`_steps_meet`): a listed key's value and an open key's, items
+_KIND = {"p": "p/o", "o": "p/o", "i": "i", "i*": "i"}
+
+
+def _coarse(steps: tuple[Step, ...]) -> tuple[Any, ...]:
+    """`steps` with each step reduced to its kind up to `_steps_meet`'s meetings (equal for any
+    two step sequences that meet)."""
+    return tuple(_KIND.get(step[0], step) for step in steps)
 
 
 class _Rewriter:

@@ -8,6 +8,8 @@ size of a hand-written one.
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 from schemac.numbers.dfa import DIGITS, Dfa, TooLarge
 
 # Regex terms as tuples: ("e",) empty string, ("c", chars) one character of a set,
@@ -115,6 +117,7 @@ def star(term: Term | None) -> Term:
     return ("s", term)
 
 
+@lru_cache(maxsize=1024)
 def char_class(chars: frozenset[str]) -> str:
     digits = sorted(c for c in chars if c in DIGITS)
     parts: list[str] = []
@@ -135,23 +138,35 @@ def char_class(chars: frozenset[str]) -> str:
     return f"[{body}]"
 
 
-def render(term: Term) -> str:
+def render(term: Term, memo: dict[int, tuple[Term, str]] | None = None) -> str:
+    """The regex text of `term`. `memo` (id -> (term, text); the term is kept so its id stays its
+    own) renders each term object once: state elimination shares subterms between edges and
+    measures every edge it builds, which re-rendered the shared parts again and again."""
+    if memo is not None:
+        hit = memo.get(id(term))
+        if hit is not None and hit[0] is term:
+            return hit[1]
     kind = term[0]
     if kind == "e":
-        return ""
-    if kind == "c":
-        return char_class(term[1])
-    if kind == "a":
-        return "|".join(render(o) for o in term[1])
-    if kind == "q":
-        return "".join(f"(?:{render(t)})" if t[0] == "a" else render(t) for t in term[1])
-    inner = term[1]
-    text = render(inner)
-    if inner[0] != "c":
-        text = f"(?:{text})"
-    if kind == "r":
-        return text + (f"{{{term[2]}}}" if term[2] == term[3] else f"{{{term[2]},{term[3]}}}")
-    return text + ("*" if kind == "s" else "?")
+        text = ""
+    elif kind == "c":
+        text = char_class(term[1])
+    elif kind == "a":
+        text = "|".join(render(o, memo) for o in term[1])
+    elif kind == "q":
+        text = "".join(f"(?:{render(t, memo)})" if t[0] == "a" else render(t, memo) for t in term[1])
+    else:
+        inner = term[1]
+        text = render(inner, memo)
+        if inner[0] != "c":
+            text = f"(?:{text})"
+        if kind == "r":
+            text += f"{{{term[2]}}}" if term[2] == term[3] else f"{{{term[2]},{term[3]}}}"
+        else:
+            text += "*" if kind == "s" else "?"
+    if memo is not None:
+        memo[id(term)] = (term, text)
+    return text
 
 
 def dfa_regex(dfa: Dfa, max_chars: int) -> str | None:
@@ -176,6 +191,7 @@ def dfa_regex(dfa: Dfa, max_chars: int) -> str | None:
         preds[b].add(a)
     remaining = set(range(n))
     work = 0
+    rendered: dict[int, tuple[Term, str]] = {}
     while remaining:
         k = min(remaining, key=lambda q: (len(preds[q] - {q}) * len(succs[q] - {q}), q))
         remaining.discard(k)
@@ -191,9 +207,9 @@ def dfa_regex(dfa: Dfa, max_chars: int) -> str | None:
                 edges[(a, b)] = alt(edges.get((a, b)), cat(t_in, loop, t_out))
                 succs[a].add(b)
                 preds[b].add(a)
-                size = len(render(edges[(a, b)]))
+                size = len(render(edges[(a, b)], rendered))
                 work += size
                 if size > max_chars or work > 16 * max_chars:
                     raise TooLarge(f"regex longer than {max_chars} characters")
     result = edges.get((start, final))
-    return None if result is None else render(result)
+    return None if result is None else render(result, rendered)

@@ -413,9 +413,15 @@ class FinalValidator:
             return [("", "the schema recurses without consuming the instance")]
 
     def is_valid(self, instance: Any) -> bool:
+        return bool(self.verdict(instance))
+
+    def verdict(self, instance: Any) -> bool | None:
+        """`is_valid`, or None where no verdict was reached (an unresolvable reference, or Python's
+        recursion limit, which depends on the caller's stack): `is_valid` reads None as invalid,
+        and a cache of verdicts must not remember it."""
         from referencing.exceptions import Unresolvable
 
         try:
             return bool(self._validator.is_valid(instance))
         except (Unresolvable, RecursionError):
-            return False
+            return None

@@ -16,10 +16,12 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from testkit.grammar_harness import accepts
 import schemac
-from schemac.lower.stated_orders import required_order, with_required_orders
+from schemac.lower.stated_orders import _coarse, _meet, _steps_meet, required_order, with_required_orders
 from schemac.diagnostics import CompileError
 from schemac.validate.final import FinalValidator
 from testkit.exactness import unsound
@@ -629,3 +631,21 @@ def test_rewrite_cost_stays_within_a_factor(name: str, schema: dict[str, Any], f
     for ko in ("properties", "schema"):
         sizes[ko] = len(schemac.compile(schema, use_cache=False, key_order=ko).grammar)
     assert sizes["schema"] <= factor * sizes["properties"], sizes
+
+
+# ---- stated_orders._held: buckets by coarse steps, a necessary condition of meeting ---------------
+
+_STEPS = st.lists(st.sampled_from([("p", "a"), ("p", "b"), ("o",), ("i",), ("i*",), ("i", 1), ("n", 0), ("a", 1)]),
+                  max_size=3).map(tuple)
+_CONTEXT = st.tuples(st.integers(0, 1), st.tuples(_STEPS, st.dictionaries(st.sampled_from("xy"), st.integers(0, 1),
+                                                                         max_size=2)))
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(_CONTEXT, max_size=3), st.lists(_CONTEXT, max_size=3))
+def test_meeting_contexts_share_a_bucket(first: list[Any], second: list[Any]) -> None:
+    """`_held` only compares contexts whose (start, coarse steps) agree: that must lose no meeting."""
+    bucketed = any(start == o_start and _coarse(steps) == _coarse(o_steps) and _steps_meet(steps, o_steps)
+                   and all(other.get(k, v) == v for k, v in choices.items())
+                   for start, (steps, choices) in first for o_start, (o_steps, other) in second)
+    assert bucketed == _meet(first, second)

@@ -118,6 +118,8 @@ def extras(w: RuleBook, node: dict[str, Any], taken_keys: list[str], pointer: st
         excluded = [taken] if taken else []
         excluded += list(names.values())
         body = canonical_string_terminal() + (" & ~(" + " | ".join(excluded) + ")" if excluded else "")
+        if not names:  # every canonical key less finitely many listed ones: infinitely many are left,
+            w.admitted[body] = True  # so the class is not empty (no llguidance probe, `RuleBook.admits`)
         add("KA", body, all_of([extra] + [e["value"] for e in every], flatten=True), child_pointer(pointer, "additionalProperties"))
     return out
 
@@ -203,7 +205,10 @@ def class_terminal(w: RuleBook, witness: dict[str, Any], pointer: str) -> str:
         excluded = [key_literal(k) for k in cls["keys"]] + [w.terminal("KP", json_string_terminal(p)) for p in cls["patterns"]]
     except PatternError as exc:
         raise Unwritable(pointer, f"a key pattern of a witness ({exc})") from exc
-    return w.terminal("KW", canonical_string_terminal() + (" & ~(" + " | ".join(excluded) + ")" if excluded else ""))
+    body = canonical_string_terminal() + (" & ~(" + " | ".join(excluded) + ")" if excluded else "")
+    if not cls["patterns"]:  # every canonical key less finitely many: not empty (as for `extras`' additional keys)
+        w.admitted[body] = True
+    return w.terminal("KW", body)
 
 
 def witness_entry(w: RuleBook, classes: list[Extra], keys: str, values: list[Schema]) -> str | None:

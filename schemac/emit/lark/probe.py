@@ -40,12 +40,35 @@ def parser_limit(grammar: str) -> str | None:
     return on_big_stack(_probe, grammar)
 
 
-def _probe(grammar: str) -> str | None:
+def checked_parser_limit(grammar: str) -> tuple[bool, str | None]:
+    """(whether llguidance compiled `grammar` into a matcher, `parser_limit`'s answer): one
+    matcher serves both. A matcher's build runs llguidance's grammar check first (the same
+    compile of the grammar, `GrammarInit::to_internal`, before the parser is made), so a matcher
+    that builds means that check passes; where it does not build, the check's own message is
+    the caller's to ask for. Any size: the caller decides when to probe."""
+    return on_big_stack(_probe_built, grammar)
+
+
+def _probe_built(grammar: str) -> tuple[bool, str | None]:
     import llguidance
 
     from schemac.emit.lark.strings import byte_tokenizer
 
     matcher = llguidance.LLMatcher(byte_tokenizer(), grammar, log_level=0)
+    if matcher.is_error():
+        return False, _reason(matcher)
+    return True, _probe_rows(matcher)
+
+
+def _probe(grammar: str) -> str | None:
+    import llguidance
+
+    from schemac.emit.lark.strings import byte_tokenizer
+
+    return _probe_rows(llguidance.LLMatcher(byte_tokenizer(), grammar, log_level=0))
+
+
+def _probe_rows(matcher: Any) -> str | None:
     mask = matcher.compute_bitmask()
     if matcher.is_error():
         return _reason(matcher)

@@ -91,14 +91,46 @@ def _refs(node: Any) -> list[str]:
     return found
 
 
+def _or_below(node: Any, memo: dict[int, tuple[Any, bool]], own: Any, children: Any) -> bool:
+    """Whether `own` holds for `node` or anything below it (`children`), each object answered
+    once into `memo` (id -> (object, answer); the object is kept so its id stays its own).
+    Iterative post-order: nesting costs no stack."""
+    hit = memo.get(id(node))
+    if hit is not None and hit[0] is node:
+        return hit[1]
+    stack: list[tuple[Any, list[Any] | None]] = [(node, None)]
+    while stack:
+        cur, below = stack.pop()
+        if below is None:
+            hit = memo.get(id(cur))
+            if hit is not None and hit[0] is cur:
+                continue
+            if own(cur):
+                memo[id(cur)] = (cur, True)
+                continue
+            below = children(cur)
+            stack.append((cur, below))
+            stack.extend((c, None) for c in below)
+        else:
+            memo[id(cur)] = (cur, any(memo[id(c)][1] for c in below))
+    return memo[id(node)][1]
+
+
+#: the array markers as `embed`'s JSON spells them (`Writer.embed`'s backstop)
+_MARK_TEXT, _CL_TEXT = json.dumps(MARK), json.dumps(CL)
+
 #: bytes of a node's JSON that writing it (merging its conjuncts, distributing them) pays one step for
 WRITE_BYTES_PER_STEP = 64
-def _grammar_error(body: str) -> str | None:
-    """llguidance's error for a Lark grammar `start: body`, or None when it loads."""
+def _schema_error(text: str) -> str | None:
+    """llguidance's error for the JSON schema `text` (a `%json` document, syntax policy in its
+    `x-guidance`), or None when it loads. Checked as llguidance's own JSON-schema grammar, not as
+    the Lark grammar `start: %json text`: the same compile of the same document (the Lark form's
+    error is this one behind a position prefix and an excerpt), without the Lark front end, whose
+    lexer llguidance builds afresh on every call (~1 ms a check, ten times the JSON form's)."""
     import llguidance
 
     is_error, messages = on_big_stack(llguidance.LLMatcher.validate_grammar_with_warnings,
-                                      json.dumps({"grammars": [{"lark_grammar": "start: " + body}]}), None)
+                                      '{"grammars":[{"json_schema":' + text + "}]}", None)
     return (messages[0] if messages else "unknown error") if is_error else None
 
 
@@ -120,6 +152,9 @@ class Writer(RuleBook):
         self.open_definitions: dict[str, bool] = {}
         #: id(node) -> (node, whether it needs Lark); the node is kept so its id stays its own
         self.needs_memo: dict[int, tuple[Any, bool]] = {}
+        #: id(node) -> (node, answer) of `_lark_below` and `_needing_ref_below`, kept alike
+        self.lark_memo: dict[int, tuple[Any, bool]] = {}
+        self.ref_memo: dict[int, tuple[Any, bool]] = {}
         #: (terminal, its node) for every negated-pattern string terminal written (`lexer_limit`)
         self.negated: list[tuple[str, dict[str, Any]]] = []
         # which definitions reach a node that needs Lark (through other definitions): a fixpoint
@@ -145,8 +180,37 @@ class Writer(RuleBook):
             return False
         hit = self.needs_memo.get(id(node))
         if hit is None or hit[0] is not node:
-            hit = self.needs_memo[id(node)] = (node, needs_lark(node, self.key_order) or any(self.def_needs.get(r, False) for r in _refs(node)))
+            hit = self.needs_memo[id(node)] = (node, self._lark_below(node) or self._needing_ref_below(node))
         return hit[1]
+
+    def _lark_below(self, node: dict[str, Any]) -> bool:
+        """`needs_lark(node, key_order)`, memoised per object (`lark_memo`): nested nodes are asked
+        again as the writer goes down, and each answer is the OR of its children's."""
+        key_order = self.key_order
+
+        def children(cur: dict[str, Any]) -> list[Any]:
+            out = [sub for _, sub in iter_subschemas(cur) if isinstance(sub, dict)]
+            if isinstance(cur.get("$defs"), dict):
+                out.extend(v for v in cur["$defs"].values() if isinstance(v, dict))
+            return out
+
+        return _or_below(node, self.lark_memo, lambda cur: own_need(cur, key_order), children)
+
+    def _needing_ref_below(self, node: dict[str, Any]) -> bool:
+        """`any(def_needs.get(r) for r in _refs(node))`, memoised per object and list (`ref_memo`):
+        whether some value inside `node` (data included, as `_refs` reads it) refers to a
+        definition that needs Lark."""
+        def_needs = self.def_needs
+
+        def own(cur: Any) -> bool:
+            name = ref_name(cur)
+            return name is not None and def_needs.get(name, False)
+
+        def children(cur: Any) -> list[Any]:
+            values = cur.values() if isinstance(cur, dict) else cur
+            return [v for v in values if isinstance(v, (dict, list))]
+
+        return _or_below(node, self.ref_memo, own, children)
 
     def embed(self, node: Schema) -> str | None:
         """A rule for a schema needing no Lark as `%json`, or None when no value satisfies it."""
@@ -154,11 +218,11 @@ class Writer(RuleBook):
         if key in self.memo:
             return self.memo[key]
         body = embed(node, self.defs_of(node))
-        if json.dumps(MARK) in body or json.dumps(CL) in body:  # a backstop: llguidance would ignore them (`embed` refuses scalar markers itself)
+        if _MARK_TEXT in body or _CL_TEXT in body:  # a backstop: llguidance would ignore them (`embed` refuses scalar markers itself)
             raise reject("grammar-error", "", "internal: a marked array reached a %json embedding")
         if self.check_unsat:
             self.budget.native("", len(body))
-            error = _grammar_error(body)
+            error = _schema_error(body.removeprefix("%json "))
             if error is not None and "Unsatisfiable schema" in error:
                 self.memo[key] = None
                 return None
@@ -236,7 +300,7 @@ class Writer(RuleBook):
         doc = {"oneOf": branches, **({"$defs": self.defs} if self.defs else {}), "x-guidance": SYNTAX_POLICY}
         text = json.dumps(translated(doc), ensure_ascii=True, default=str)
         self.budget.native(pointer, len(text))
-        error = _grammar_error("%json " + text)
+        error = _schema_error(text)
         if error is not None and "Unsatisfiable schema" not in error:
             raise reject("grammar-error", child_pointer(pointer, "oneOf"), f"llguidance rejected the oneOf: {error}")
 
@@ -335,8 +399,8 @@ def lark_rules_of(roots: list[Schema], defs: dict[str, Any], prefix: str = "", c
     rules = [f"{writer.sep}: /, ?/", f"{writer.ksep}: /: ?/"] + writer.rules
     writer.budget.step("", sum(map(len, rules)) // WRITE_BYTES_PER_STEP)  # the depth scan reads every rule
     for top in tops:
-        if top is None:
-            continue
+        if top is None or len(rules) < MAX_RULE_DEPTH:
+            continue  # a chain of first references visits each rule once: at most len(rules) + 1 levels
         depth = compile_depth(top, rules)
         if depth > MAX_RULE_DEPTH:
             raise reject("too-large", "", f"llguidance would compile this grammar through a chain of {depth:,} rules "

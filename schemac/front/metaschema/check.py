@@ -164,6 +164,138 @@ def valid_2020_12(document: Any) -> bool:
     return True
 
 
+# ---- the fast path for the older drafts: draft-04, draft-06 and draft-07 ------------------------
+#
+# Their metaschemas are single documents (no vocabularies), so each is a table too. Under
+# --upgrade-drafts every old-draft schema is checked against its own draft's metaschema first;
+# through jsonschema that took 1.7 ms at the median of MaskBench's old-draft schemas (up to
+# 160 ms), more than the rest of such a compile. As for 2020-12 the fast path is trusted only when
+# it says valid; anything else (an `enum` member it cannot compare, a violation) goes to
+# jsonschema, which also writes the diagnostics.
+
+_ITEMS = "schema-or-list"  # a schema, or a non-empty list of schemas
+_DEPENDENCIES = "dependencies"  # a map whose members are schemas or string arrays
+_LOOSE_SCHEMA = "bool-or-schema"  # draft-04's additionalItems/additionalProperties: a boolean or a schema
+
+
+def _enum_unique(v: Any) -> bool | None:
+    """Whether the members of list `v` are distinct under jsonschema's `uniq` (numbers compare by
+    value, booleans apart from numbers), or None when a member is a list or an object (not
+    compared here)."""
+    seen = set()
+    for m in v:
+        if isinstance(m, bool):
+            key: Any = ("b", m)
+        elif m is None:
+            key = ("z",)
+        elif isinstance(m, str):
+            key = ("s", m)
+        elif is_number(m):
+            key = ("n", m)  # 1, 1.0 and Decimal("1") are one key: equal and equally hashed
+        else:
+            return None
+        if key in seen:
+            return False
+        seen.add(key)
+    return True
+
+
+def _draft04_enum(v: Any) -> bool:
+    return isinstance(v, list) and len(v) > 0 and _enum_unique(v) is True
+
+
+def _draft04_string_array(v: Any) -> bool:
+    return _string_array(v) and len(v) > 0
+
+
+def _positive(v: Any) -> bool:
+    return is_number(v) and v > 0
+
+
+_DRAFT_06_07: dict[str, Callable[[Any], bool] | str] = {
+    "$id": _is_str, "$schema": _is_str, "$ref": _is_str, "title": _is_str, "description": _is_str,
+    "examples": lambda v: isinstance(v, list), "multipleOf": _positive,
+    "maximum": is_number, "exclusiveMaximum": is_number, "minimum": is_number, "exclusiveMinimum": is_number,
+    "maxLength": _non_negative_integer, "minLength": _non_negative_integer, "pattern": _is_str,
+    "additionalItems": _SCHEMA, "items": _ITEMS, "maxItems": _non_negative_integer, "minItems": _non_negative_integer,
+    "uniqueItems": _is_bool, "contains": _SCHEMA, "maxProperties": _non_negative_integer,
+    "minProperties": _non_negative_integer, "required": _string_array, "additionalProperties": _SCHEMA,
+    "definitions": _SCHEMA_MAP, "properties": _SCHEMA_MAP, "patternProperties": _SCHEMA_MAP,
+    "dependencies": _DEPENDENCIES, "propertyNames": _SCHEMA, "enum": lambda v: isinstance(v, list), "type": _types,
+    "format": _is_str, "allOf": _SCHEMA_LIST, "anyOf": _SCHEMA_LIST, "oneOf": _SCHEMA_LIST, "not": _SCHEMA,
+}
+_DRAFT_07 = {**_DRAFT_06_07, "$comment": _is_str, "readOnly": _is_bool, "contentMediaType": _is_str,
+             "contentEncoding": _is_str, "if": _SCHEMA, "then": _SCHEMA, "else": _SCHEMA}
+_DRAFT_04: dict[str, Callable[[Any], bool] | str] = {
+    "id": _is_str, "$schema": _is_str, "title": _is_str, "description": _is_str, "multipleOf": _positive,
+    "maximum": is_number, "exclusiveMaximum": _is_bool, "minimum": is_number, "exclusiveMinimum": _is_bool,
+    "maxLength": _non_negative_integer, "minLength": _non_negative_integer, "pattern": _is_str,
+    "additionalItems": _LOOSE_SCHEMA, "items": _ITEMS, "maxItems": _non_negative_integer,
+    "minItems": _non_negative_integer, "uniqueItems": _is_bool, "maxProperties": _non_negative_integer,
+    "minProperties": _non_negative_integer, "required": _draft04_string_array, "additionalProperties": _LOOSE_SCHEMA,
+    "definitions": _SCHEMA_MAP, "properties": _SCHEMA_MAP, "patternProperties": _SCHEMA_MAP,
+    "dependencies": _DEPENDENCIES, "enum": _draft04_enum, "type": _types, "format": _is_str,
+    "allOf": _SCHEMA_LIST, "anyOf": _SCHEMA_LIST, "oneOf": _SCHEMA_LIST, "not": _SCHEMA,
+}
+_OLD_DRAFTS = {"draft-04": _DRAFT_04, "draft-06": _DRAFT_06_07, "draft-07": _DRAFT_07}
+
+
+def valid_old_draft(document: Any, dialect: str) -> bool:
+    """Whether `document` is valid against `dialect`'s metaschema (draft-04, -06 or -07; formats
+    as annotations); False also where unsure (see `_enum_unique`). Iterative, as `valid_2020_12`.
+    Draft-04 schemas are objects only, and its `exclusiveMaximum`/`exclusiveMinimum` (booleans)
+    need their `maximum`/`minimum`; draft-06 and -07 admit boolean schemas."""
+    table = _OLD_DRAFTS[dialect]
+    draft04 = dialect == "draft-04"
+    dependencies_need_items = draft04  # draft-04's stringArray has minItems 1
+    stack = [document]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, bool) and not draft04:
+            continue
+        if not isinstance(node, dict):
+            return False
+        if draft04 and ("exclusiveMaximum" in node and "maximum" not in node
+                        or "exclusiveMinimum" in node and "minimum" not in node):
+            return False
+        for key, value in node.items():
+            rule = table.get(key)
+            if rule is None:
+                continue
+            if rule is _SCHEMA:
+                stack.append(value)
+            elif rule is _SCHEMA_MAP:
+                if not isinstance(value, dict):
+                    return False
+                stack.extend(value.values())
+            elif rule is _SCHEMA_LIST:
+                if not isinstance(value, list) or not value:
+                    return False
+                stack.extend(value)
+            elif rule is _ITEMS:
+                if isinstance(value, list):
+                    if not value:
+                        return False
+                    stack.extend(value)
+                else:
+                    stack.append(value)
+            elif rule is _LOOSE_SCHEMA:
+                if not isinstance(value, bool):
+                    stack.append(value)
+            elif rule is _DEPENDENCIES:
+                if not isinstance(value, dict):
+                    return False
+                for member in value.values():
+                    if isinstance(member, list):
+                        if not _string_array(member) or (dependencies_need_items and not member):
+                            return False
+                    else:
+                        stack.append(member)
+            elif not rule(value):  # type: ignore[operator]
+                return False
+    return True
+
+
 # ---- the reference path: jsonschema, for the diagnostics --------------------------------------
 
 
@@ -241,6 +373,8 @@ def metaschema_errors(document: Any, dialect: str = "2020-12", prefix: str = "")
     """Every violation of `dialect`'s metaschema as an `invalid-schema` diagnostic, sorted by
     pointer; empty when `document` is valid. `prefix` starts each message (context)."""
     if dialect == "2020-12" and valid_2020_12(document):
+        return []
+    if dialect in _OLD_DRAFTS and valid_old_draft(document, dialect):
         return []
     errors = metaschema_validator(dialect).iter_errors(document)
     found = sorted((_diagnostic(e, prefix) for e in errors), key=lambda d: (d.pointer, d.message))

@@ -178,11 +178,11 @@ def evaluable(node: Schema) -> bool:
 def accepted_values(node: Schema, values: list[Any], ctx: LowerContext) -> list[Any]:
     """The members of `values` that `node` accepts, by the final validator (charges evaluations);
     `node` may be lowered, so its scalar markers are honoured (`scalar_marks.standard`)."""
-    from schemac.lower.support.scalar_marks import lowered_validator
+    from schemac.lower.support.scalar_marks import lowered_judge
 
-    ctx.budget.reserve("evaluations", len(values), ctx.pointer)
-    validator = lowered_validator(node)
-    return [v for v in values if validator.is_valid(v)]
+    ctx.budget.reserve("evaluations", len(values), ctx.pointer)  # charged whether or not a verdict is remembered
+    judge = lowered_judge(node)
+    return [v for v in values if judge(v)]
 
 
 def interval(node: dict[str, Any]) -> tuple[Any, bool, Any, bool]:
