@@ -149,19 +149,24 @@ def valid_2020_12(document: Any) -> bool:
                         else:
                             stack.append(member)
                 continue
-            if rule is _SCHEMA:
-                stack.append(value)
-            elif rule is _SCHEMA_MAP:
-                if not isinstance(value, dict):
-                    return False
-                stack.extend(value.values())
-            elif rule is _SCHEMA_LIST:
-                if not isinstance(value, list) or not value:
-                    return False
-                stack.extend(value)
-            elif not rule(value):  # type: ignore[operator]
+            pushed = _pushed(rule, value, stack)
+            if pushed is False or (pushed is None and not rule(value)):  # type: ignore[operator]
                 return False
     return True
+
+
+def _pushed(rule: Any, value: Any, stack: list[Any]) -> bool | None:
+    """`value`'s subschemas pushed on `stack` for a schema, schema-map or schema-list keyword:
+    True, or False where `value` has the wrong shape; None for any other rule (a predicate)."""
+    if rule is _SCHEMA:
+        stack.append(value)
+        return True
+    if rule is _SCHEMA_MAP or rule is _SCHEMA_LIST:
+        if not (isinstance(value, dict) if rule is _SCHEMA_MAP else isinstance(value, list) and value):
+            return False
+        stack.extend(value.values() if rule is _SCHEMA_MAP else value)
+        return True
+    return None
 
 
 # ---- the fast path for the older drafts: draft-04, draft-06 and draft-07 ------------------------
@@ -262,16 +267,10 @@ def valid_old_draft(document: Any, dialect: str) -> bool:
             rule = table.get(key)
             if rule is None:
                 continue
-            if rule is _SCHEMA:
-                stack.append(value)
-            elif rule is _SCHEMA_MAP:
-                if not isinstance(value, dict):
+            pushed = _pushed(rule, value, stack)
+            if pushed is not None:
+                if not pushed:
                     return False
-                stack.extend(value.values())
-            elif rule is _SCHEMA_LIST:
-                if not isinstance(value, list) or not value:
-                    return False
-                stack.extend(value)
             elif rule is _ITEMS:
                 if isinstance(value, list):
                     if not value:
